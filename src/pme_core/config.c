@@ -1,0 +1,152 @@
+/*
+ * config.c - the tunables, their defaults and their PME_* environment variables.
+ *
+ * The defaults are the ones measured best on a veth pair between namespaces (see the
+ * README's Performance section); every one can be overridden per job.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pme_internal.h"
+
+void pme_config_init(struct pme_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->device = "pcap";
+    cfg->iface = NULL;
+    cfg->ep_id = -1;
+    cfg->job_key = 0;
+    cfg->ethertype = PME_ETHERTYPE_DEFAULT;
+    cfg->checksum = 1;
+    cfg->mtu = 0;
+    cfg->eager_max = 32768;
+    cfg->window = 64;
+    cfg->rx_pool_bytes = 32u << 20;
+    cfg->tx_pool_bytes = 32u << 20;
+    cfg->credit_bytes = 256u << 10;
+    cfg->rto_us = 1000;
+    cfg->peer_timeout_ms = 60000;
+    cfg->wait_mode = PME_WAIT_AUTO;
+    cfg->spin_us = 100;
+    cfg->local_procs = 0;
+    cfg->ring_bytes = 16u << 20;
+    cfg->counters_shm = 1;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out, int sizes)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *s == '-')
+        return -1;
+    if (sizes && *end) {
+        unsigned long long mul = 0;
+        switch (*end) {
+        case 'k': case 'K': mul = 1ull << 10; break;
+        case 'm': case 'M': mul = 1ull << 20; break;
+        case 'g': case 'G': mul = 1ull << 30; break;
+        }
+        if (!mul || (end[1] && strcasecmp(end + 1, "b") && strcasecmp(end + 1, "ib")))
+            return -1;
+        if (v > max / mul)
+            return -1;
+        v *= mul;
+        end = (char *)"";
+    }
+    if (*end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") ||
+        !strcasecmp(s, "true")) {
+        *out = 1;
+        return 0;
+    }
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
+        !strcasecmp(s, "false")) {
+        *out = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static int bad(char *err, size_t errlen, const char *var, const char *val, const char *want)
+{
+    if (err)
+        snprintf(err, errlen, "%s=\"%s\" is not valid: expected %s", var, val, want);
+    return PME_ERR_INVAL;
+}
+
+int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
+{
+    const char *v;
+    uint64_t u;
+    int b;
+
+    if ((v = getenv("PME_DEVICE")) && *v) {
+        if (strcmp(v, "pcap") && strcmp(v, "loop") && strcmp(v, "kernel"))
+            return bad(err, errlen, "PME_DEVICE", v, "pcap, kernel or loop");
+        cfg->device = v;
+    }
+    if ((v = getenv("PME_IFACE")) && *v)
+        cfg->iface = v;
+#define NUM(var, field, max, sizes, want)                                   \
+    if ((v = getenv(var)) && *v) {                                          \
+        if (parse_u64(v, (max), &u, (sizes)))                               \
+            return bad(err, errlen, var, v, want);                          \
+        cfg->field = (__typeof__(cfg->field))u;                             \
+    }
+    if ((v = getenv("PME_EP_ID")) && *v) {
+        if (parse_u64(v, PME_EP_ID_MAX, &u, 0))
+            return bad(err, errlen, "PME_EP_ID", v, "an endpoint id from 0 to 65534");
+        cfg->ep_id = (int)u;
+    }
+    NUM("PME_JOB_KEY", job_key, UINT32_MAX, 0, "a 32-bit number")
+    NUM("PME_ETHERTYPE", ethertype, 0xFFFF, 0, "an EtherType such as 0x88b5")
+    if (cfg->ethertype < 0x0600)
+        return bad(err, errlen, "PME_ETHERTYPE", getenv("PME_ETHERTYPE"),
+                   "a value of at least 0x0600 (smaller ones are frame lengths)");
+    if ((v = getenv("PME_CHECKSUM")) && *v) {
+        if (parse_bool(v, &b))
+            return bad(err, errlen, "PME_CHECKSUM", v, "1 or 0");
+        cfg->checksum = b;
+    }
+    NUM("PME_MTU", mtu, 65535, 1, "an MTU in bytes, at most 65535")
+    NUM("PME_EAGER_MAX", eager_max, 1u << 30, 1, "a size such as 32k")
+    NUM("PME_WINDOW", window, 4096, 0, "a number of frames from 1 to 4096")
+    if (cfg->window < 1)
+        return bad(err, errlen, "PME_WINDOW", getenv("PME_WINDOW"),
+                   "a number of frames from 1 to 4096");
+    NUM("PME_RX_POOL", rx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
+    NUM("PME_TX_POOL", tx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
+    NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
+    NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
+    NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
+    if ((v = getenv("PME_WAIT")) && *v) {
+        if (!strcmp(v, "auto"))
+            cfg->wait_mode = PME_WAIT_AUTO;
+        else if (!strcmp(v, "spin"))
+            cfg->wait_mode = PME_WAIT_SPIN;
+        else if (!strcmp(v, "block"))
+            cfg->wait_mode = PME_WAIT_BLOCK;
+        else
+            return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
+    }
+    NUM("PME_SPIN_US", spin_us, 10000000, 0, "microseconds")
+    NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
+    if ((v = getenv("PME_COUNTERS")) && *v) {
+        if (parse_bool(v, &b))
+            return bad(err, errlen, "PME_COUNTERS", v, "1 or 0");
+        cfg->counters_shm = b;
+    }
+#undef NUM
+    return PME_OK;
+}

@@ -1,0 +1,56 @@
+/*
+ * counters_shm.h - the layout of an endpoint's counter file, which pme_info reads.
+ *
+ * Each open endpoint owns /dev/shm/pme.<netns>.<interface>.<endpoint id>, locked with
+ * flock() for as long as the process lives: the lock is how endpoint ids are claimed
+ * on an interface, and a file whose lock nobody holds is a leftover of a dead process.
+ * The file holds the endpoint's counters and then one record per peer; pages of peers
+ * that never existed are never touched, so the file stays small.
+ */
+#ifndef PME_COUNTERS_SHM_H
+#define PME_COUNTERS_SHM_H
+
+#include <stdint.h>
+
+#include "pme.h"
+#include "pme_internal.h"
+
+#define PME_SHM_DIR "/dev/shm"
+#define PME_SHM_PREFIX "pme."
+#define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
+#define PME_SHM_LAYOUT 1
+#define PME_SHM_MAX_PEERS PME_MAX_PEERS
+
+struct pme_shm_peer {
+    uint8_t mac[6];
+    uint16_t ep_id;
+    struct pme_peer_counters c;
+};
+
+struct pme_counters_shm {
+    uint32_t magic;
+    uint32_t layout;
+    int32_t pid;
+    uint16_t ep_id;
+    uint16_t ethertype;
+    uint8_t mac[6];
+    uint8_t checksum;
+    uint8_t pad;
+    uint32_t mtu;
+    uint32_t npeers;
+    uint64_t netns;
+    char ifname[32];
+    char device[16];
+    uint64_t rx_pool_bytes, rx_used, rx_reserved, tx_used;
+    uint8_t reserved[128];
+    struct pme_counters ep;
+    struct pme_shm_peer peers[];
+};
+
+/* Bytes of a counter file able to hold n peers. */
+static inline uint64_t pme_shm_size(uint32_t npeers)
+{
+    return sizeof(struct pme_counters_shm) + (uint64_t)npeers * sizeof(struct pme_shm_peer);
+}
+
+#endif

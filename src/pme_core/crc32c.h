@@ -1,0 +1,15 @@
+/* crc32c.h - CRC32C (Castagnoli), in hardware where the CPU has it. */
+#ifndef PME_CRC32C_H
+#define PME_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Continue a CRC32C over buf. Start with crc = 0; the result needs no final step. */
+uint32_t pme_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The portable table implementation, for tests and CPUs without SSE4.2. */
+uint32_t pme_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+/* 1 if pme_crc32c uses the CPU's crc32 instruction. */
+int pme_crc32c_hw(void);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * dev.h - the device ops table: how pme_core reaches a wire.
+ *
+ * A device sends and receives whole Ethernet frames of PME's EtherType for one
+ * endpoint. Three devices exist: libpcap (raw frames from user space), loop (an
+ * in-process wire for tests, with fault injection) and kernel (/dev/pme of kmod/).
+ */
+#ifndef PME_DEV_H
+#define PME_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "pme.h"
+
+/* Called for each received frame; the bytes are valid only during the call. */
+typedef void (*pme_rx_fn)(void *arg, const uint8_t *frame, size_t len);
+
+/* One outgoing frame, gathered from iov (the first entry holds the Ethernet header). */
+#define PME_DEV_MAX_IOV 8
+struct pme_dev_frame {
+    struct iovec iov[PME_DEV_MAX_IOV];
+    int iovcnt;
+};
+
+struct pme_dev;
+
+struct pme_dev_ops {
+    const char *name;
+    /* Open for endpoint ep_id; fill mac and mtu. On failure write err. */
+    int (*open)(struct pme_dev **dev, const struct pme_config *cfg, uint16_t ep_id,
+                char *err, size_t errlen);
+    void (*close)(struct pme_dev *dev);
+    /* Deliver up to max waiting frames to fn; return how many, or a pme_status. */
+    int (*poll)(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg);
+    /* Send frames in order; return how many went out (0 when the device is full:
+     * try again after waiting for POLLOUT), or a pme_status. */
+    int (*send)(struct pme_dev *dev, const struct pme_dev_frame *frames, int n);
+    /* A descriptor that polls readable when frames wait, -1 if none. */
+    int (*fd)(struct pme_dev *dev);
+    /* Frames the device lost because its buffer was full (0 if unknown). */
+    uint64_t (*rx_overruns)(struct pme_dev *dev);
+};
+
+/* Every device embeds this first. */
+struct pme_dev {
+    const struct pme_dev_ops *ops;
+    uint8_t mac[6];
+    unsigned mtu;
+};
+
+extern const struct pme_dev_ops pme_dev_pcap_ops;
+extern const struct pme_dev_ops pme_dev_loop_ops;
+extern const struct pme_dev_ops pme_dev_kernel_ops;
+
+const struct pme_dev_ops *pme_dev_find(const char *name);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * dev_loop.c - an in-process wire for tests, with deterministic faults.
+ *
+ * Endpoints opened with device "loop" on the same pme_loop_wire exchange frames by
+ * MAC, each with its own receive queue. Faults are drawn from a seeded generator, so
+ * a failing run repeats exactly: drop, duplicate, reorder (hold a frame behind the
+ * next one), corrupt (flip one bit past the Ethernet header), delay (hold a frame for
+ * a number of later frames). A cut endpoint's frames vanish both ways, like a host
+ * that died. Single-threaded by design: tests drive every endpoint from one thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+
+#define LOOP_QUEUE_LIMIT (256u << 20) /* bytes queued per endpoint before drops */
+#define LOOP_MAX_HELD 64
+
+struct loop_frame {
+    struct loop_frame *next;
+    size_t len;
+    unsigned countdown;     /* held frames: later frames to wait for */
+    uint8_t data[];
+};
+
+struct loop_dev {
+    struct pme_dev base;
+    struct pme_loop_wire *wire;
+    struct loop_dev *next_on_wire;
+    struct loop_frame *head, *tail;
+    size_t queued;
+    uint64_t overruns;
+    int cut;
+};
+
+struct pme_loop_wire {
+    struct pme_loop_faults f;
+    uint64_t rng;
+    uint32_t next_mac;
+    struct loop_dev *devs;
+    struct loop_frame *held[LOOP_MAX_HELD];
+    int nheld;
+};
+
+static uint64_t rng_next(struct pme_loop_wire *w)
+{
+    /* splitmix64: small, fast, and the same sequence for the same seed everywhere */
+    uint64_t z = (w->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int chance(struct pme_loop_wire *w, double p)
+{
+    if (p <= 0)
+        return 0;
+    return (double)(rng_next(w) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
+int pme_loop_wire_create(const struct pme_loop_faults *faults, struct pme_loop_wire **out)
+{
+    struct pme_loop_wire *w = calloc(1, sizeof(*w));
+    if (!w)
+        return PME_ERR_NOMEM;
+    pme_loop_wire_set_faults(w, faults);
+    w->next_mac = 1;
+    *out = w;
+    return PME_OK;
+}
+
+void pme_loop_wire_set_faults(struct pme_loop_wire *w, const struct pme_loop_faults *faults)
+{
+    if (faults)
+        w->f = *faults;
+    else
+        memset(&w->f, 0, sizeof(w->f));
+    w->rng = w->f.seed;
+}
+
+void pme_loop_wire_destroy(struct pme_loop_wire *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->nheld; i++)
+        free(w->held[i]);
+    free(w);
+}
+
+static struct loop_dev *find_mac(struct pme_loop_wire *w, const uint8_t *mac)
+{
+    for (struct loop_dev *d = w->devs; d; d = d->next_on_wire)
+        if (!memcmp(d->base.mac, mac, 6))
+            return d;
+    return NULL;
+}
+
+void pme_loop_wire_cut(struct pme_loop_wire *w, pme_ep_t *ep)
+{
+    char addr[PME_ADDR_MAX];
+    unsigned m[6];
+    if (pme_ep_addr(ep, addr, sizeof(addr)) < 0 ||
+        sscanf(strchr(addr, ':') + 1, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+               &m[5]) != 6)
+        return;
+    uint8_t mac[6];
+    for (int i = 0; i < 6; i++)
+        mac[i] = (uint8_t)m[i];
+    struct loop_dev *d = find_mac(w, mac);
+    if (d)
+        d->cut = 1;
+}
+
+static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
+{
+    struct loop_dev *d = find_mac(w, f->data);
+    if (!d || d->cut) {
+        free(f);
+        return;
+    }
+    if (d->queued + f->len > LOOP_QUEUE_LIMIT) {
+        d->overruns++;
+        free(f);
+        return;
+    }
+    f->next = NULL;
+    if (d->tail)
+        d->tail->next = f;
+    else
+        d->head = f;
+    d->tail = f;
+    d->queued += f->len;
+}
+
+/* A frame passed: held frames whose wait is over go on. */
+static void release_held(struct pme_loop_wire *w)
+{
+    int j = 0;
+    struct loop_frame *due[LOOP_MAX_HELD];
+    int ndue = 0;
+    for (int i = 0; i < w->nheld; i++) {
+        if (--w->held[i]->countdown == 0)
+            due[ndue++] = w->held[i];
+        else
+            w->held[j++] = w->held[i];
+    }
+    w->nheld = j;
+    for (int i = 0; i < ndue; i++)
+        deliver(w, due[i]);
+}
+
+static void hold(struct pme_loop_wire *w, struct loop_frame *f, unsigned countdown)
+{
+    if (w->nheld == LOOP_MAX_HELD) {
+        deliver(w, f);
+        return;
+    }
+    f->countdown = countdown ? countdown : 1;
+    w->held[w->nheld++] = f;
+}
+
+static int loop_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
+{
+    struct loop_dev *src = (struct loop_dev *)dev;
+    struct pme_loop_wire *w = src->wire;
+    for (int i = 0; i < n; i++) {
+        size_t len = 0;
+        for (int k = 0; k < frames[i].iovcnt; k++)
+            len += frames[i].iov[k].iov_len;
+        if (src->cut)
+            continue;
+        struct loop_frame *f = malloc(sizeof(*f) + len);
+        if (!f)
+            return i;
+        f->len = len;
+        size_t off = 0;
+        for (int k = 0; k < frames[i].iovcnt; k++) {
+            memcpy(f->data + off, frames[i].iov[k].iov_base, frames[i].iov[k].iov_len);
+            off += frames[i].iov[k].iov_len;
+        }
+        int held_before = w->nheld;
+        if (chance(w, w->f.drop)) {
+            free(f);
+        } else {
+            if (chance(w, w->f.corrupt) && len > 14) {
+                size_t pos = 14 + rng_next(w) % (len - 14);
+                f->data[pos] ^= (uint8_t)(1u << (rng_next(w) % 8));
+            }
+            if (chance(w, w->f.dup)) {
+                struct loop_frame *copy = malloc(sizeof(*copy) + len);
+                if (copy) {
+                    memcpy(copy, f, sizeof(*f) + len);
+                    deliver(w, copy);
+                }
+            }
+            if (chance(w, w->f.reorder))
+                hold(w, f, 1);
+            else if (chance(w, w->f.delay))
+                hold(w, f, w->f.delay_frames);
+            else
+                deliver(w, f);
+        }
+        /* Frames held before this one have now been passed by it. */
+        if (held_before)
+            release_held(w);
+    }
+    return n;
+}
+
+static int loop_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
+{
+    struct loop_dev *d = (struct loop_dev *)dev;
+    int n = 0;
+    while (n < max && d->head) {
+        struct loop_frame *f = d->head;
+        d->head = f->next;
+        if (!d->head)
+            d->tail = NULL;
+        d->queued -= f->len;
+        if (!d->cut)
+            fn(arg, f->data, f->len);
+        free(f);
+        n++;
+    }
+    return n;
+}
+
+static int loop_fd(struct pme_dev *dev)
+{
+    (void)dev;
+    return -1;
+}
+
+static uint64_t loop_overruns(struct pme_dev *dev)
+{
+    return ((struct loop_dev *)dev)->overruns;
+}
+
+static int loop_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+                     char *err, size_t errlen)
+{
+    (void)ep_id;
+    struct pme_loop_wire *w = cfg->loop_wire;
+    if (!w) {
+        snprintf(err, errlen, "the loop device needs a wire (pme_loop_wire_create)");
+        return PME_ERR_INVAL;
+    }
+    struct loop_dev *d = calloc(1, sizeof(*d));
+    if (!d)
+        return PME_ERR_NOMEM;
+    d->base.ops = &pme_dev_loop_ops;
+    uint32_t id = w->next_mac++;
+    uint8_t mac[6] = {0x02, 0x00, 0x00, (uint8_t)(id >> 16), (uint8_t)(id >> 8), (uint8_t)id};
+    memcpy(d->base.mac, mac, 6);
+    d->base.mtu = cfg->mtu ? cfg->mtu : 9000;
+    d->wire = w;
+    d->next_on_wire = w->devs;
+    w->devs = d;
+    *out = &d->base;
+    return PME_OK;
+}
+
+static void loop_close(struct pme_dev *dev)
+{
+    struct loop_dev *d = (struct loop_dev *)dev;
+    struct loop_dev **pp = &d->wire->devs;
+    while (*pp && *pp != d)
+        pp = &(*pp)->next_on_wire;
+    if (*pp)
+        *pp = d->next_on_wire;
+    while (d->head) {
+        struct loop_frame *f = d->head;
+        d->head = f->next;
+        free(f);
+    }
+    free(d);
+}
+
+const struct pme_dev_ops pme_dev_loop_ops = {
+    .name = "loop",
+    .open = loop_open,
+    .close = loop_close,
+    .poll = loop_poll,
+    .send = loop_send,
+    .fd = loop_fd,
+    .rx_overruns = loop_overruns,
+};

@@ -1,0 +1,228 @@
+/*
+ * pme.h - the public interface of PME's transport (pme_core).
+ *
+ * PME moves reliable, ordered, flow-controlled messages between endpoints over raw
+ * Ethernet frames of its own EtherType. This header is the whole API a user of the
+ * transport (the ch4:pme netmod, pme_perf, the tests) needs; nothing in it depends
+ * on MPICH.
+ *
+ * Model
+ *   - An endpoint (pme_ep_t) is one process's attachment to one NIC, identified on
+ *     the wire by (MAC, endpoint id). Several processes on a node share a NIC, each
+ *     with its own endpoint id.
+ *   - Peers are added by address string (pme_ep_addr() of the other side) and named
+ *     afterwards by a small integer (pme_peer_t).
+ *   - A message is an opaque header (at most pme_ep_max_hdr() bytes) followed by
+ *     data gathered from an iovec. Messages to one peer arrive exactly once, in order.
+ *   - Messages up to the eager threshold are copied and complete locally at once.
+ *     Larger ones are offered to the receiver (PME_EV_RTS); the receiver chooses where
+ *     the data goes (pme_rndv_accept) after its own matching, and the data moves
+ *     straight from the sender's buffer into the receiver's, fragment by fragment.
+ *   - Everything happens inside pme_progress()/pme_wait(), which hand out events
+ *     through pme_next_event(). An endpoint is not thread-safe: one thread at a time.
+ */
+#ifndef PME_H
+#define PME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PME_VERSION_STRING "0.1.0"
+
+typedef struct pme_ep pme_ep_t;
+typedef uint32_t pme_peer_t;
+typedef uint32_t pme_rndv_t;
+
+enum pme_status {
+    PME_OK = 0,
+    PME_EAGAIN = -1,        /* nothing to do now; try again after progress */
+    PME_ERR_INVAL = -2,     /* bad argument or tunable */
+    PME_ERR_NOMEM = -3,
+    PME_ERR_NODEV = -4,     /* the interface does not exist */
+    PME_ERR_IFDOWN = -5,    /* the interface exists but is down */
+    PME_ERR_PERM = -6,      /* no permission for raw frames (CAP_NET_RAW) */
+    PME_ERR_DEVICE = -7,    /* the device failed (see pme_ep_last_error) */
+    PME_ERR_ADDR = -8,      /* a malformed peer address */
+    PME_ERR_VERSION = -9,   /* the peer speaks another PME wire version */
+    PME_ERR_PEER_DEAD = -10,/* the peer stopped answering within peer_timeout */
+    PME_ERR_TRUNC = -11,    /* the receiver accepted less than was sent */
+    PME_ERR_CANCELED = -12, /* the receiver discarded the offer, or the ep closed */
+    PME_ERR_TIMEOUT = -13,  /* a wait or flush ran out of time */
+    PME_ERR_BUSY = -14,     /* ep id in use on this interface */
+    PME_ERR_NOSYS = -15,    /* device not built in */
+};
+
+const char *pme_strerror(int status);
+
+enum pme_wait_mode {
+    PME_WAIT_AUTO = 0,  /* spin while each runnable process has a core, else block */
+    PME_WAIT_SPIN = 1,  /* poll the device without sleeping (up to the caller's timeout) */
+    PME_WAIT_BLOCK = 2, /* sleep on the device's descriptor at once */
+};
+
+/* Deterministic fault injection of the loop device (tests). Probabilities in [0,1]. */
+struct pme_loop_faults {
+    uint64_t seed;
+    double drop;
+    double dup;
+    double reorder;     /* hold a frame back behind the next one */
+    double corrupt;     /* flip one bit somewhere in the frame */
+    double delay;       /* hold a frame back for delay_frames later frames */
+    unsigned delay_frames;
+};
+
+struct pme_loop_wire;   /* an in-process wire joining loop-device endpoints */
+
+int pme_loop_wire_create(const struct pme_loop_faults *faults, struct pme_loop_wire **wire);
+void pme_loop_wire_set_faults(struct pme_loop_wire *wire, const struct pme_loop_faults *faults);
+/* Detach an endpoint's MAC from the wire: its frames vanish, as if the host died. */
+void pme_loop_wire_cut(struct pme_loop_wire *wire, pme_ep_t *ep);
+void pme_loop_wire_destroy(struct pme_loop_wire *wire);
+
+struct pme_config {
+    const char *device;         /* "pcap", "loop" or "kernel"           PME_DEVICE */
+    const char *iface;          /* interface name (pcap, kernel)        PME_IFACE */
+    int ep_id;                  /* endpoint id 0..65534, -1: from pid   PME_EP_ID */
+    uint32_t job_key;           /* frames with another key are dropped  PME_JOB_KEY */
+    uint16_t ethertype;         /* default 0x88B5                       PME_ETHERTYPE */
+    int checksum;               /* CRC32C over every frame, 1/0         PME_CHECKSUM */
+    unsigned mtu;               /* 0: the interface's MTU               PME_MTU */
+    size_t eager_max;           /* largest eager message                PME_EAGER_MAX */
+    unsigned window;            /* frames in flight per peer (Go-Back-N N) PME_WINDOW */
+    size_t rx_pool_bytes;       /* receive pool of the endpoint         PME_RX_POOL */
+    size_t tx_pool_bytes;       /* eager send copies of the endpoint    PME_TX_POOL */
+    size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
+    unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
+    unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
+    int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
+    unsigned spin_us;           /* AUTO: how long to poll before sleeping PME_SPIN_US */
+    unsigned local_procs;       /* processes of the job on this node (0: unknown) */
+    size_t ring_bytes;          /* kernel receive ring (pcap)           PME_RING */
+    int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
+    struct pme_loop_wire *loop_wire; /* the wire of the loop device */
+};
+
+/* Fill cfg with the defaults. */
+void pme_config_init(struct pme_config *cfg);
+/* Override cfg from PME_* environment variables. Returns PME_ERR_INVAL and names the
+ * variable in err (if given) when one does not parse. */
+int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen);
+
+/* Open an endpoint. On failure *ep is NULL and, if err is given, it holds a sentence
+ * naming the cause and the fix (e.g. CAP_NET_RAW). */
+int pme_ep_open(const struct pme_config *cfg, pme_ep_t **ep, char *err, size_t errlen);
+/* Close: pending operations complete with PME_ERR_CANCELED. Call pme_ep_flush first to
+ * let sends finish. */
+void pme_ep_close(pme_ep_t *ep);
+/* Progress until every send is acknowledged or timeout_ms passes. */
+int pme_ep_flush(pme_ep_t *ep, int timeout_ms);
+
+/* The endpoint's address, e.g. "pme1:02:00:0a:00:00:01/7". Returns the length
+ * (excluding NUL) or PME_ERR_INVAL when len is too small. */
+#define PME_ADDR_MAX 64
+int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len);
+/* Register a peer by its address string. The same address twice gives the same
+ * pme_peer_t. Nothing is sent until the first message. */
+int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer);
+/* Last detailed error of this endpoint (cause and fix), "" if none. */
+const char *pme_ep_last_error(pme_ep_t *ep);
+
+/* Effective parameters after open. */
+size_t pme_ep_max_hdr(pme_ep_t *ep);
+size_t pme_ep_eager_max(pme_ep_t *ep);
+unsigned pme_ep_mtu(pme_ep_t *ep);
+int pme_ep_fd(pme_ep_t *ep);    /* descriptor to sleep on, -1 if none */
+
+/* Send hdr (hdr_len <= pme_ep_max_hdr) and the bytes of iov to peer. Eager messages are
+ * copied before return; rendezvous ones read iov until PME_EV_SEND_DONE, so the caller
+ * keeps the buffers alive until then. Every successful pme_send yields exactly one
+ * PME_EV_SEND_DONE carrying ctx, except that with PME_SEND_NO_EVENT an eager message
+ * returns PME_DONE and no event follows. PME_EAGAIN: the send pool is full; progress
+ * and retry. */
+#define PME_SEND_NO_EVENT 1u
+#define PME_DONE 1      /* pme_send: eager, complete, no event will follow */
+int pme_send(pme_ep_t *ep, pme_peer_t peer, const void *hdr, size_t hdr_len,
+             const struct iovec *iov, int iovcnt, unsigned flags, void *ctx);
+
+enum pme_event_type {
+    PME_EV_NONE = 0,
+    PME_EV_MSG,         /* an eager message: hdr, data; release when done */
+    PME_EV_RTS,         /* a rendezvous offer: hdr, total; answer with accept/discard */
+    PME_EV_SEND_DONE,   /* a send completed (status), ctx */
+    PME_EV_RECV_DONE,   /* an accepted rendezvous landed (status, total), ctx */
+    PME_EV_PEER_FAILED, /* the peer is dead or incompatible (status); sends to it fail */
+};
+
+struct pme_event {
+    int type;
+    int status;
+    pme_peer_t peer;
+    const void *hdr;
+    size_t hdr_len;
+    const void *data;
+    size_t data_len;    /* MSG: bytes of data; RECV_DONE: bytes that landed */
+    uint64_t total;     /* RTS: bytes offered */
+    pme_rndv_t rndv;    /* RTS: handle for accept/discard */
+    void *ctx;
+    void *priv_;        /* internal */
+};
+
+/* Take the next event, or return 0 when there is none. MSG and RTS events keep
+ * their hdr/data valid until pme_event_release (RTS: until accept/discard).
+ * The receive pool returns credit to the sender only on release. */
+int pme_next_event(pme_ep_t *ep, struct pme_event *ev);
+void pme_event_release(pme_ep_t *ep, struct pme_event *ev);
+
+/* Answer a rendezvous offer: the data lands in iov (up to its size; a shorter iov
+ * truncates and RECV_DONE says PME_ERR_TRUNC). The offer's hdr stays valid until this
+ * call returns. RECV_DONE carries ctx. */
+int pme_rndv_accept(pme_ep_t *ep, pme_rndv_t rndv, const struct iovec *iov, int iovcnt,
+                    void *ctx);
+/* Refuse an offer: the sender's send completes with PME_ERR_CANCELED. */
+int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv);
+
+/* Make progress without sleeping; returns the number of events ready. */
+int pme_progress(pme_ep_t *ep);
+/* Make progress until an event is ready or timeout_ms passes (-1: for ever, still
+ * bounded by the peers' timeouts), waiting as the config's wait mode says.
+ * Returns the number of events ready, 0 on timeout. */
+int pme_wait(pme_ep_t *ep, int timeout_ms);
+
+/* Counters. Every field only grows. */
+struct pme_counters {
+    uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, tx_errors;
+    uint64_t tx_msgs, rx_msgs, tx_rndv, rx_rndv;
+    uint64_t retransmits, rto_fired;
+    uint64_t ack_tx, ack_rx, lose_tx, lose_rx, stop_tx, stop_rx, go_tx, go_rx;
+    uint64_t credit_tx, credit_rx, credit_stalls, window_stalls;
+    uint64_t drop_short, drop_foreign_key, drop_version, drop_crc, drop_not_mine,
+             drop_out_of_order, drop_duplicate, drop_no_buffer, drop_unknown_peer,
+             drop_bad_header;
+    uint64_t peers_failed, wait_spins, wait_sleeps;
+};
+#define PME_COUNTER_NAMES(X) \
+    X(tx_frames) X(tx_bytes) X(rx_frames) X(rx_bytes) X(tx_errors) \
+    X(tx_msgs) X(rx_msgs) X(tx_rndv) X(rx_rndv) \
+    X(retransmits) X(rto_fired) \
+    X(ack_tx) X(ack_rx) X(lose_tx) X(lose_rx) X(stop_tx) X(stop_rx) X(go_tx) X(go_rx) \
+    X(credit_tx) X(credit_rx) X(credit_stalls) X(window_stalls) \
+    X(drop_short) X(drop_foreign_key) X(drop_version) X(drop_crc) X(drop_not_mine) \
+    X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
+    X(drop_bad_header) \
+    X(peers_failed) X(wait_spins) X(wait_sleeps)
+
+void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
+int pme_peer_counters(pme_ep_t *ep, pme_peer_t peer, struct pme_counters *c);
+
+/* Bytes of fixed state the endpoint keeps per peer (protocol state + counters). */
+size_t pme_peer_state_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PME_H */

@@ -1,0 +1,254 @@
+/*
+ * rndv.c - the zero-copy rendezvous: RTS, the receiver's late choice of buffer, CTS,
+ * and data placed at its offset.
+ *
+ * The sender offers (RTS: user header and size). The receiver's caller matches it at
+ * leisure and answers with pme_rndv_accept (where the data goes) or pme_rndv_discard.
+ * The sender then streams RDATA frames gathered from its own buffers; each lands at
+ * its offset in the receiver's buffers. Frames arrive in sequence (Go-Back-N), so the
+ * cursors on both sides only move forward except after a rewind.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pme_internal.h"
+
+/* ---- sender side ---- */
+
+void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status)
+{
+    struct pme_peer *p = pme_peer_get(ep, req->peer);
+    if (p->rndv_out)
+        p->rndv_out--;
+    if (!req->no_event) {
+        struct pme_event *e = pme_evq_push(ep, PME_EV_SEND_DONE, status, req->peer);
+        e->ctx = req->ctx;
+        e->total = req->total;
+    }
+    if (req->owned) {
+        ep->tx_used -= req->owned_bytes;
+        free(req->owned);
+    }
+    pme_slots_del(&ep->sendreqs, req->id);
+    free(req);
+}
+
+void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_cts *cts,
+                     uint16_t aux)
+{
+    struct pme_sendreq *req = pme_slots_get(&ep->sendreqs, ntohl(cts->send_id));
+    if (!req || req->peer != idx || req->state != SREQ_WAIT_CTS) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
+    if (aux & PME_CTS_DISCARD) {
+        pme_sendreq_complete(ep, req, PME_ERR_CANCELED);
+        return;
+    }
+    uint64_t accepted = be64toh(cts->accepted);
+    if (accepted > req->total)
+        accepted = req->total;
+    if (accepted == 0) {
+        pme_sendreq_complete(ep, req, PME_OK);
+        return;
+    }
+    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    if (!m) {
+        pme_sendreq_complete(ep, req, PME_ERR_NOMEM);
+        return;
+    }
+    req->state = SREQ_SENDING;
+    m->type = PME_T_RDATA;
+    m->req = req;
+    m->len = accepted;
+    m->rndv_id = ntohl(cts->rndv_id);
+    pme_tx_enqueue(ep, idx, m);
+    pme_peer_mark_dirty(ep, idx);
+}
+
+/* ---- receiver side ---- */
+
+int pme_rndv_offer(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rts *rts,
+                   const uint8_t *hdr, size_t hdr_len)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_rxbuf *b = pme_rxbuf_alloc(ep, idx, (uint32_t)hdr_len, false);
+    if (!b)
+        return PME_RX_NO_BUFFER;
+    struct pme_rndv *r = calloc(1, sizeof(*r));
+    uint32_t id = r ? pme_slots_put(&ep->rndvs, r) : 0;
+    if (!id) {
+        free(r);
+        pme_rxbuf_free(ep, b);
+        return PME_RX_NO_BUFFER;
+    }
+    memcpy(b->data, hdr, hdr_len);
+    b->hdr_len = (uint16_t)hdr_len;
+    r->state = RNDV_OFFERED;
+    r->peer = idx;
+    r->peer_epoch = p->rx_epoch;
+    r->id = id;
+    r->send_id = ntohl(rts->send_id);
+    r->total = be64toh(rts->total);
+    r->hdrbuf = b;
+    struct pme_event *e = pme_evq_push(ep, PME_EV_RTS, PME_OK, idx);
+    e->hdr = b->data;
+    e->hdr_len = hdr_len;
+    e->total = r->total;
+    e->rndv = id;
+    ep->ctr->rx_rndv++;
+    p->ctr->rx_msgs++;
+    return 0;
+}
+
+static void rndv_free(struct pme_ep *ep, struct pme_rndv *r)
+{
+    if (r->hdrbuf)
+        pme_rxbuf_free(ep, r->hdrbuf);
+    pme_slots_del(&ep->rndvs, r->id);
+    free(r->iov);
+    free(r);
+}
+
+static void rndv_done(struct pme_ep *ep, struct pme_rndv *r, int status)
+{
+    struct pme_event *e = pme_evq_push(ep, PME_EV_RECV_DONE, status, r->peer);
+    e->ctx = r->ctx;
+    e->data_len = r->received;
+    e->total = r->total;
+    if (r->state == RNDV_ACCEPTED) {
+        struct pme_peer *p = pme_peer_get(ep, r->peer);
+        if (p->rndv_in)
+            p->rndv_in--;
+    }
+    rndv_free(ep, r);
+}
+
+/* Queue the answer to an offer. */
+static int answer(struct pme_ep *ep, struct pme_rndv *r, uint64_t accepted, uint16_t aux)
+{
+    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    if (!m)
+        return PME_ERR_NOMEM;
+    m->type = PME_T_CTS;
+    m->send_id = r->send_id;
+    m->rndv_id = r->id;
+    m->accepted = accepted;
+    m->aux = aux;
+    pme_tx_enqueue(ep, r->peer, m);
+    pme_tx_pump(ep, r->peer);
+    return PME_OK;
+}
+
+int pme_rndv_accept(pme_ep_t *ep, pme_rndv_t rndv, const struct iovec *iov, int iovcnt,
+                    void *ctx)
+{
+    struct pme_rndv *r = pme_slots_get(&ep->rndvs, rndv);
+    if (!r || r->state != RNDV_OFFERED || iovcnt < 0 || (iovcnt && !iov))
+        return PME_ERR_INVAL;
+    ep->now = pme_now_ns();
+    struct pme_peer *p = pme_peer_get(ep, r->peer);
+    pme_rxbuf_free(ep, r->hdrbuf);
+    r->hdrbuf = NULL;
+    r->ctx = ctx;
+    if (r->status || p->tx_state == TX_FAILED || r->peer_epoch != p->rx_epoch) {
+        rndv_done(ep, r, r->status ? r->status : p->fail_status ? p->fail_status
+                                                                 : PME_ERR_PEER_DEAD);
+        return PME_OK;
+    }
+    uint64_t room = pme_iov_total(iov, iovcnt);
+    r->expected = room < r->total ? room : r->total;
+    if (r->expected == 0) {
+        int rc = answer(ep, r, 0, 0);
+        if (rc)
+            return rc;
+        rndv_done(ep, r, r->total ? PME_ERR_TRUNC : PME_OK);
+        return PME_OK;
+    }
+    r->iov = malloc((size_t)iovcnt * sizeof(*iov));
+    if (!r->iov)
+        return PME_ERR_NOMEM;
+    memcpy(r->iov, iov, (size_t)iovcnt * sizeof(*iov));
+    pme_iov_cursor_init(&r->cur, r->iov, iovcnt);
+    int rc = answer(ep, r, r->expected, 0);
+    if (rc) {
+        free(r->iov);
+        r->iov = NULL;
+        return rc;
+    }
+    r->state = RNDV_ACCEPTED;
+    p->rndv_in++;
+    pme_timer_arm_rto(ep, r->peer);
+    return PME_OK;
+}
+
+int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv)
+{
+    struct pme_rndv *r = pme_slots_get(&ep->rndvs, rndv);
+    if (!r || r->state != RNDV_OFFERED)
+        return PME_ERR_INVAL;
+    ep->now = pme_now_ns();
+    struct pme_peer *p = pme_peer_get(ep, r->peer);
+    if (!r->status && p->tx_state != TX_FAILED && r->peer_epoch == p->rx_epoch) {
+        int rc = answer(ep, r, 0, PME_CTS_DISCARD);
+        if (rc)
+            return rc;
+    }
+    rndv_free(ep, r);
+    return PME_OK;
+}
+
+void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rdata *rd,
+                       const uint8_t *payload, size_t len)
+{
+    struct pme_rndv *r = pme_slots_get(&ep->rndvs, ntohl(rd->rndv_id));
+    uint64_t off = be64toh(rd->offset);
+    if (!r || r->peer != idx || r->state != RNDV_ACCEPTED || off != r->received ||
+        len > r->expected - off) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
+    pme_iov_cursor_seek(&r->cur, off);
+    pme_iov_cursor_copy_in(&r->cur, payload, len);
+    r->received += len;
+    if (r->received == r->expected)
+        rndv_done(ep, r, r->expected < r->total ? PME_ERR_TRUNC : PME_OK);
+}
+
+/* ---- a peer failed: everything in flight with it ends with its status ---- */
+
+struct fail_ctx {
+    struct pme_ep *ep;
+    pme_peer_t idx;
+    int status;
+};
+
+static void fail_sendreq(void *ptr, void *arg)
+{
+    struct fail_ctx *c = arg;
+    struct pme_sendreq *req = ptr;
+    /* SENDING ones are completed with their RDATA item by the queue purge. */
+    if (req->peer == c->idx && req->state == SREQ_WAIT_CTS)
+        pme_sendreq_complete(c->ep, req, c->status);
+}
+
+static void fail_rndv(void *ptr, void *arg)
+{
+    struct fail_ctx *c = arg;
+    struct pme_rndv *r = ptr;
+    if (r->peer != c->idx)
+        return;
+    if (r->state == RNDV_ACCEPTED)
+        rndv_done(c->ep, r, c->status);
+    else
+        r->status = c->status; /* told when the caller answers the offer */
+}
+
+void pme_rndv_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    struct fail_ctx c = {ep, idx, status};
+    pme_slots_each(&ep->sendreqs, fail_sendreq, &c);
+    pme_slots_each(&ep->rndvs, fail_rndv, &c);
+}

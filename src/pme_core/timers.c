@@ -1,0 +1,205 @@
+/*
+ * timers.c - retransmission (Appendix B, S2), delayed ACKs, keepalives, and the
+ * verdict that a peer is dead.
+ *
+ * Only peers with a deadline are on the endpoint's timer list, so an endpoint with
+ * thousands of quiet peers does no per-peer work in progress.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pme_internal.h"
+
+#define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
+#define KEEPALIVE_MAX_NS 1000000000ull
+
+static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p->active) {
+        p->active = true;
+        pme_idxvec_push(&ep->active, idx);
+    }
+    if (deadline < ep->next_timer_ns || !ep->next_timer_ns)
+        ep->next_timer_ns = deadline;
+}
+
+void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    p->rto_deadline = ep->now + (uint64_t)p->rto_us * 1000u;
+    track(ep, idx, p->rto_deadline);
+}
+
+void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->ack_deadline)
+        return;
+    /* Long enough for a reply to carry the ACK, short against the sender's timer. */
+    p->ack_deadline = ep->now + (uint64_t)ep->cfg.rto_us * 250u;
+    track(ep, idx, p->ack_deadline);
+}
+
+static uint64_t keepalive_ns(const struct pme_ep *ep)
+{
+    uint64_t k = (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull / 4;
+    return k < KEEPALIVE_MAX_NS ? k : KEEPALIVE_MAX_NS;
+}
+
+/* Send a sequenced no-op: its ACK (or its absence) tells whether the peer lives. */
+static void keepalive(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    if (!m)
+        return;
+    m->type = PME_T_NOP;
+    pme_tx_enqueue(ep, idx, m);
+    pme_tx_pump(ep, idx);
+}
+
+static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    p->rto_deadline = 0;
+    if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW)
+        return;
+    bool waiting_on_peer = p->tx_state == TX_HELLO || pme_peer_has_inflight(p) ||
+                           p->stopped || p->credit_stalled;
+    bool expecting = p->rndv_in || p->rndv_out;
+    if (!waiting_on_peer && !expecting)
+        return;
+    if (ep->now - p->last_rx_ns > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull) {
+        pme_ep_set_error(ep,
+                         "peer %02x:%02x:%02x:%02x:%02x:%02x/%u did not answer for %u ms "
+                         "(PME_PEER_TIMEOUT_MS): its process died, its node is down, or it "
+                         "computed longer than that without calling into PME",
+                         p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
+                         p->ep_id, ep->cfg.peer_timeout_ms);
+        pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
+        return;
+    }
+    if (waiting_on_peer) {
+        ep->ctr->rto_fired++;
+        p->ctr->rto_fired++;
+        if (p->rto_us < ep->cfg.rto_us * RTO_MAX_FACTOR)
+            p->rto_us *= 2;
+    }
+    if (p->tx_state == TX_HELLO) {
+        pme_tx_hello(ep, idx);
+        return;
+    }
+    if (pme_peer_has_inflight(p) || p->stopped) {
+        /* Go back N: everything from the first unacknowledged frame, the first of
+         * them asking for an ACK at once. */
+        pme_tx_rewind(ep, p, p->snd_una);
+        p->probe = true;
+        pme_tx_pump(ep, idx);
+    } else if (p->credit_stalled) {
+        pme_tx_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
+    } else if (ep->now - p->last_rx_ns >= keepalive_ns(ep)) {
+        keepalive(ep, idx);
+    }
+    if (!p->rto_deadline) {
+        if (waiting_on_peer || pme_peer_has_inflight(p)) {
+            pme_timer_arm_rto(ep, idx);
+        } else {
+            p->rto_deadline = p->last_rx_ns + keepalive_ns(ep);
+            if (p->rto_deadline <= ep->now)
+                p->rto_deadline = ep->now + keepalive_ns(ep);
+            track(ep, idx, p->rto_deadline);
+        }
+    }
+}
+
+void pme_timers_run(struct pme_ep *ep)
+{
+    if (!ep->next_timer_ns || ep->now < ep->next_timer_ns)
+        return;
+    ep->next_timer_ns = 0;
+    /* Walk a snapshot: firing a timer may re-arm (and re-add) peers. */
+    uint32_t n = ep->active.n;
+    for (uint32_t i = 0; i < n; i++) {
+        pme_peer_t idx = ep->active.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        if (p->ack_deadline && ep->now >= p->ack_deadline && p->rx_open)
+            pme_tx_ctrl(ep, idx, PME_T_ACK, NULL, 0);
+        if (p->rto_deadline && ep->now >= p->rto_deadline)
+            rto_fire(ep, idx);
+    }
+    /* Keep only peers that still have a deadline; recompute the earliest. */
+    uint32_t j = 0;
+    uint64_t next = 0;
+    for (uint32_t i = 0; i < ep->active.n; i++) {
+        pme_peer_t idx = ep->active.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        if (!p->active)
+            continue; /* a duplicate entry */
+        if (!p->ack_deadline && !p->rto_deadline) {
+            p->active = false;
+            continue;
+        }
+        uint64_t d = p->rto_deadline;
+        if (p->ack_deadline && (!d || p->ack_deadline < d))
+            d = p->ack_deadline;
+        if (!next || d < next)
+            next = d;
+        ep->active.v[j++] = idx;
+        p->active = false; /* set again below, so duplicates drop out */
+    }
+    for (uint32_t i = 0; i < j; i++)
+        pme_peer_get(ep, ep->active.v[i])->active = true;
+    ep->active.n = j;
+    ep->next_timer_ns = next;
+}
+
+/* ---- failure ---- */
+
+void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->tx_state == TX_FAILED)
+        return;
+    p->tx_state = TX_FAILED;
+    p->fail_status = status;
+    /* Purge the send queue; rendezvous streams complete with the failure. */
+    struct pme_txmsg *m = p->q_head;
+    p->q_head = p->q_tail = p->cur = NULL;
+    while (m) {
+        struct pme_txmsg *next = m->next;
+        if (m->type == PME_T_DATA)
+            ep->tx_used -= m->total;
+        else if (m->type == PME_T_RDATA)
+            pme_sendreq_complete(ep, m->req, status);
+        free(m);
+        m = next;
+    }
+    pme_rndv_fail_peer(ep, idx, status);
+    if (p->asm_buf) {
+        pme_rxbuf_free(ep, p->asm_buf);
+        p->asm_buf = NULL;
+    }
+    pme_pool_release_peer(ep, p);
+    if (p->we_stopped) {
+        p->we_stopped = false;
+        ep->stopped_peers--;
+    }
+    p->rx_open = false;
+    p->stopped = p->credit_stalled = p->probe = false;
+    p->rto_deadline = p->ack_deadline = 0;
+    ep->ctr->peers_failed++;
+    pme_evq_push(ep, PME_EV_PEER_FAILED, status, idx);
+}
+
+/* A failed peer came back as a new process: start over with it. */
+void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    p->tx_state = TX_NEW;
+    p->fail_status = 0;
+    p->rx_open = false;
+    p->rto_us = ep->cfg.rto_us;
+    p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
+    p->credit_limit = p->credit_used = p->credit_grant = 0;
+    p->rndv_in = p->rndv_out = 0;
+}
