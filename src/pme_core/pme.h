@@ -193,6 +193,13 @@ int pme_progress(pme_ep_t *ep);
  * Returns the number of events ready, 0 on timeout. */
 int pme_wait(pme_ep_t *ep, int timeout_ms);
 
+/* For a caller that polls several sources (the netmod polls PME and shared memory):
+ * call after a progress pass found nothing, with how long nothing has come. Returns at
+ * once while polling is right (each runnable process has a core); otherwise yields the
+ * core, and after spin_us of idleness sleeps on the device for at most max_sleep_us so
+ * that the other sources are still polled often. */
+void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
+
 /* Counters. Every field only grows. */
 struct pme_counters {
     uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, tx_errors;

@@ -165,3 +165,24 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
             return 0;
     }
 }
+
+void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
+{
+    ep->now = pme_now_ns();
+    if (may_spin(ep) && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
+        return;
+    int fd = ep->dev->ops->fd(ep->dev);
+    if (idle_us < ep->cfg.spin_us || fd < 0 || max_sleep_us == 0) {
+        ep->ctr->wait_spins++;
+        sched_yield();
+        return;
+    }
+    uint64_t sleep_ns = (uint64_t)max_sleep_us * 1000u;
+    if (ep->next_timer_ns && ep->next_timer_ns > ep->now &&
+        ep->next_timer_ns - ep->now < sleep_ns)
+        sleep_ns = ep->next_timer_ns - ep->now;
+    struct timespec ts = {(time_t)(sleep_ns / 1000000000u), (long)(sleep_ns % 1000000000u)};
+    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
+    ep->ctr->wait_sleeps++;
+    ppoll(&pfd, 1, &ts, NULL);
+}
