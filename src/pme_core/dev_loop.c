@@ -36,6 +36,8 @@ struct loop_dev {
 
 struct pme_loop_wire {
     struct pme_loop_faults f;
+    struct loop_frame *orphans;     /* frames to MACs nobody has, for tests to take */
+    size_t norphans;
     uint64_t rng;
     uint32_t next_mac;
     struct loop_dev *devs;
@@ -85,7 +87,31 @@ void pme_loop_wire_destroy(struct pme_loop_wire *w)
         return;
     for (int i = 0; i < w->nheld; i++)
         free(w->held[i]);
+    while (w->orphans) {
+        struct loop_frame *f = w->orphans;
+        w->orphans = f->next;
+        free(f);
+    }
     free(w);
+}
+
+/* The oldest frame sent to mac that no endpoint took. */
+size_t pme_loop_wire_take(struct pme_loop_wire *w, const uint8_t mac[6], void *buf,
+                          size_t len)
+{
+    struct loop_frame **pp = &w->orphans, **found = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if (!memcmp((*pp)->data, mac, 6))
+            found = pp; /* the list is newest first: keep the last match */
+    if (!found)
+        return 0;
+    struct loop_frame *f = *found;
+    *found = f->next;
+    w->norphans--;
+    size_t n = f->len < len ? f->len : len;
+    memcpy(buf, f->data, n);
+    free(f);
+    return n;
 }
 
 static struct loop_dev *find_mac(struct pme_loop_wire *w, const uint8_t *mac)
@@ -112,9 +138,17 @@ void pme_loop_wire_cut(struct pme_loop_wire *w, pme_ep_t *ep)
         d->cut = 1;
 }
 
+#define LOOP_MAX_ORPHANS 1024
+
 static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
 {
     struct loop_dev *d = find_mac(w, f->data);
+    if (!d && w->norphans < LOOP_MAX_ORPHANS) {
+        f->next = w->orphans;
+        w->orphans = f;
+        w->norphans++;
+        return;
+    }
     if (!d || d->cut) {
         free(f);
         return;
@@ -160,15 +194,29 @@ static void hold(struct pme_loop_wire *w, struct loop_frame *f, unsigned countdo
     w->held[w->nheld++] = f;
 }
 
+static int wire_send(struct pme_loop_wire *w, struct loop_dev *src,
+                     const struct pme_dev_frame *frames, int n);
+
 static int loop_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
 {
     struct loop_dev *src = (struct loop_dev *)dev;
-    struct pme_loop_wire *w = src->wire;
+    return wire_send(src->wire, src, frames, n);
+}
+
+int pme_loop_wire_inject(struct pme_loop_wire *w, const void *frame, size_t len)
+{
+    struct pme_dev_frame f = {.iov = {{(void *)frame, len}}, .iovcnt = 1};
+    return wire_send(w, NULL, &f, 1) == 1 ? PME_OK : PME_ERR_NOMEM;
+}
+
+static int wire_send(struct pme_loop_wire *w, struct loop_dev *src,
+                     const struct pme_dev_frame *frames, int n)
+{
     for (int i = 0; i < n; i++) {
         size_t len = 0;
         for (int k = 0; k < frames[i].iovcnt; k++)
             len += frames[i].iov[k].iov_len;
-        if (src->cut)
+        if (src && src->cut)
             continue;
         struct loop_frame *f = malloc(sizeof(*f) + len);
         if (!f)

@@ -83,6 +83,11 @@ void pme_loop_wire_set_faults(struct pme_loop_wire *wire, const struct pme_loop_
 /* Detach an endpoint's MAC from the wire: its frames vanish, as if the host died. */
 void pme_loop_wire_cut(struct pme_loop_wire *wire, pme_ep_t *ep);
 void pme_loop_wire_destroy(struct pme_loop_wire *wire);
+/* Tests speak raw frames too: put a whole Ethernet frame on the wire (faults apply),
+ * and take frames sent to a MAC no endpoint has (returns the length, 0 if none). */
+int pme_loop_wire_inject(struct pme_loop_wire *wire, const void *frame, size_t len);
+size_t pme_loop_wire_take(struct pme_loop_wire *wire, const uint8_t mac[6], void *buf,
+                          size_t len);
 
 struct pme_config {
     const char *device;         /* "pcap", "loop" or "kernel"           PME_DEVICE */
@@ -102,6 +107,7 @@ struct pme_config {
     int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
     unsigned spin_us;           /* AUTO: how long to poll before sleeping PME_SPIN_US */
     unsigned local_procs;       /* processes of the job on this node (0: unknown) */
+    unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
     size_t ring_bytes;          /* kernel receive ring (pcap)           PME_RING */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
     struct pme_loop_wire *loop_wire; /* the wire of the loop device */

@@ -22,7 +22,7 @@
 #define PME_HDRS_BYTES (PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + 16)
 #define PME_TX_BATCH 32
 #define PME_RX_BATCH 64
-#define PME_MAX_PEERS (1u << 20)
+#define PME_MAX_PEERS (1u << 16)
 
 /* Per-peer counters: the subset of struct pme_counters that is about one peer. */
 #define PME_PEER_COUNTER_NAMES(X) \
@@ -264,6 +264,7 @@ void pme_evq_free(struct pme_evq *q);
 /* timers.c */
 void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx);
 void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx);
+void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
 void pme_timers_run(struct pme_ep *ep);
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);
 void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx);

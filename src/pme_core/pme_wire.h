@@ -114,6 +114,22 @@ struct pme_wire_hello {
 	__be16 pad;
 } __attribute__((packed));
 
+/*
+ * PME_T_VERSION_NAK: this layout is frozen for every version, so that whatever a peer
+ * speaks it can read "the endpoint at src speaks version V" and trust it (magic and
+ * CRC32C of the bytes before crc), instead of timing out.
+ */
+#define PME_VERSION_NAK_MAGIC 0x504d4556u /* "PMEV" */
+struct pme_wire_version_nak {
+	__be16 dst_ep;
+	__u8 version;           /* the version the sender speaks */
+	__u8 type;              /* PME_T_VERSION_NAK */
+	__be16 src_ep;
+	__be16 pad;
+	__be32 magic;
+	__be32 crc;             /* CRC32C of the 12 bytes above */
+} __attribute__((packed));
+
 /* Offsets a kernel-side filter may rely on (from the start of the Ethernet frame). */
 #define PME_WIRE_OFF_DST_EP  (PME_ETH_HLEN + 0)
 #define PME_WIRE_OFF_VERSION (PME_ETH_HLEN + 2)

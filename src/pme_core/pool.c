@@ -20,11 +20,21 @@ static size_t rx_free(const struct pme_ep *ep)
     return taken < ep->cfg.rx_pool_bytes ? ep->cfg.rx_pool_bytes - taken : 0;
 }
 
-/* Reserve a new peer's eager credit: the configured amount, or what is left. */
+/* Reserve a new peer's eager credit: the configured amount, or its share of the pool
+ * when the caller said how many peers to expect, but never the last quarter of the
+ * pool, which stays free for rendezvous offers and for peers that get no credit (they
+ * send everything by rendezvous: slower, never stuck). */
 uint32_t pme_pool_grant(struct pme_ep *ep)
 {
     size_t want = ep->cfg.credit_bytes;
+    size_t reserve = ep->cfg.rx_pool_bytes / 4;
+    if (ep->cfg.expected_peers) {
+        size_t share = (ep->cfg.rx_pool_bytes - reserve) / ep->cfg.expected_peers;
+        if (share < want)
+            want = share;
+    }
     size_t room = rx_free(ep);
+    room = room > reserve ? room - reserve : 0;
     size_t g = want < room ? want : room;
     g &= ~(size_t)(PME_WIRE_POOL_UNIT - 1);
     ep->rx_reserved += g;

@@ -180,7 +180,7 @@ int pme_rndv_accept(pme_ep_t *ep, pme_rndv_t rndv, const struct iovec *iov, int 
     }
     r->state = RNDV_ACCEPTED;
     p->rndv_in++;
-    pme_timer_arm_rto(ep, r->peer);
+    pme_timer_rearm(ep, r->peer);
     return PME_OK;
 }
 

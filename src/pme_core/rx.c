@@ -5,6 +5,7 @@
  * STOP, and GO once there is room.
  */
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +15,22 @@
 
 enum { RX_OK = 0, RX_NO_BUFFER = PME_RX_NO_BUFFER };
 
-/* Answer a frame of another wire version with the version we speak, rate-limited:
- * its sender can then fail with a clear message instead of timing out. */
+/* A frame of another wire version. If it is a peer's VERSION_NAK (checked with its own
+ * magic and CRC, since a corrupt frame can look like anything), that peer fails with a
+ * clear message. Otherwise answer with our version, rate-limited, so that its sender
+ * can fail clearly instead of timing out. */
 static void version_mismatch(struct pme_ep *ep, const uint8_t *f, size_t n)
 {
-    const struct pme_wire_hdr *wh = (const void *)(f + PME_ETH_HLEN);
+    const struct pme_wire_version_nak *in = (const void *)(f + PME_ETH_HLEN);
     pme_peer_t idx;
     ep->ctr->drop_version++;
-    if (n < PME_ETH_HLEN + 6)
+    if (n < PME_ETH_HLEN + sizeof(*in))
         return;
-    if (pme_peer_lookup(ep, f + 6, ntohs(wh->src_ep), false, &idx) == PME_OK &&
-        wh->type == PME_T_VERSION_NAK) {
+    if (in->type == PME_T_VERSION_NAK) {
+        if (ntohl(in->magic) != PME_VERSION_NAK_MAGIC ||
+            pme_crc32c(0, in, offsetof(struct pme_wire_version_nak, crc)) != ntohl(in->crc) ||
+            pme_peer_lookup(ep, f + 6, ntohs(in->src_ep), false, &idx) != PME_OK)
+            return;
         struct pme_peer *p = pme_peer_get(ep, idx);
         if (p->tx_state != TX_FAILED) {
             pme_ep_set_error(ep,
@@ -32,28 +38,27 @@ static void version_mismatch(struct pme_ep *ep, const uint8_t *f, size_t n)
                              "%u, this process speaks %d: run every process of the job with "
                              "the same PME build",
                              p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4],
-                             p->mac[5], p->ep_id, wh->version, PME_WIRE_VERSION);
+                             p->mac[5], p->ep_id, in->version, PME_WIRE_VERSION);
             pme_peer_fail(ep, idx, PME_ERR_VERSION);
         }
         return;
     }
-    if (wh->type == PME_T_VERSION_NAK || ep->now - ep->version_nak_ns < 10000000u)
+    if (ep->version_nak_ns && ep->now - ep->version_nak_ns < 10000000u)
         return;
     ep->version_nak_ns = ep->now;
-    /* The NAK's first six bytes (dst_ep, version, type, src_ep) mean the same in
-     * every version. */
-    uint8_t buf[PME_ETH_HLEN + sizeof(struct pme_wire_hdr)];
+    uint8_t buf[60]; /* the Ethernet minimum; real NICs would pad to it anyway */
     memset(buf, 0, sizeof(buf));
     memcpy(buf, f + 6, 6);
     memcpy(buf + 6, ep->mac, 6);
     memcpy(buf + 12, &ep->ethertype_be, 2);
-    struct pme_wire_hdr *nak = (void *)(buf + PME_ETH_HLEN);
-    nak->dst_ep = wh->src_ep;
+    struct pme_wire_version_nak *nak = (void *)(buf + PME_ETH_HLEN);
+    nak->dst_ep = in->src_ep;
     nak->version = PME_WIRE_VERSION;
     nak->type = PME_T_VERSION_NAK;
     nak->src_ep = htons(ep->ep_id);
-    nak->job_key = htonl(ep->cfg.job_key);
-    nak->flags = htons(PME_F_NO_CRC);
+    nak->pad = 0;
+    nak->magic = htonl(PME_VERSION_NAK_MAGIC);
+    nak->crc = htonl(pme_crc32c(0, nak, offsetof(struct pme_wire_version_nak, crc)));
     struct pme_dev_frame fr = {.iov = {{buf, sizeof(buf)}}, .iovcnt = 1};
     ep->dev->ops->send(ep->dev, &fr, 1);
 }
@@ -274,11 +279,12 @@ void pme_rx_frame(void *arg, const uint8_t *f, size_t n)
     struct pme_ep *ep = arg;
     ep->ctr->rx_frames++;
     ep->ctr->rx_bytes += n;
-    if (n < PME_ETH_HLEN + sizeof(struct pme_wire_hdr)) {
+    const struct pme_wire_hdr *wh = (const void *)(f + PME_ETH_HLEN);
+    /* The version-stable prefix first: a VERSION_NAK is shorter than our header. */
+    if (n < PME_ETH_HLEN + 6) {
         ep->ctr->drop_short++;
         return;
     }
-    const struct pme_wire_hdr *wh = (const void *)(f + PME_ETH_HLEN);
     if (memcmp(f + 12, &ep->ethertype_be, 2)) {
         ep->ctr->drop_not_mine++;
         return;
@@ -287,12 +293,12 @@ void pme_rx_frame(void *arg, const uint8_t *f, size_t n)
         version_mismatch(ep, f, n);
         return;
     }
-    if (ntohs(wh->dst_ep) != ep->ep_id || memcmp(f, ep->mac, 6)) {
-        ep->ctr->drop_not_mine++;
+    if (n < PME_ETH_HLEN + sizeof(struct pme_wire_hdr)) {
+        ep->ctr->drop_short++;
         return;
     }
-    if (ntohl(wh->job_key) != ep->cfg.job_key) {
-        ep->ctr->drop_foreign_key++;
+    if (ntohs(wh->dst_ep) != ep->ep_id || memcmp(f, ep->mac, 6)) {
+        ep->ctr->drop_not_mine++;
         return;
     }
     size_t len = ntohs(wh->len);
@@ -312,6 +318,10 @@ void pme_rx_frame(void *arg, const uint8_t *f, size_t n)
             ep->ctr->drop_crc++;
             return;
         }
+    }
+    if (ntohl(wh->job_key) != ep->cfg.job_key) {
+        ep->ctr->drop_foreign_key++;
+        return;
     }
     pme_peer_t idx;
     if (pme_peer_lookup(ep, f + 6, ntohs(wh->src_ep), wh->type == PME_T_HELLO, &idx)) {

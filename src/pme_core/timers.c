@@ -47,6 +47,40 @@ static uint64_t keepalive_ns(const struct pme_ep *ep)
     return k < KEEPALIVE_MAX_NS ? k : KEEPALIVE_MAX_NS;
 }
 
+/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO. */
+static bool waiting_on_peer(const struct pme_peer *p)
+{
+    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
+           p->credit_stalled;
+}
+
+/* Choose the peer's next deadline after its state changed: the retransmission timer
+ * while the peer owes us something; a keepalive while a rendezvous with it is open
+ * (its answer or its data may take long, but a dead peer must not make us wait for
+ * ever); none otherwise. */
+void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW) {
+        p->rto_deadline = 0;
+        return;
+    }
+    if (waiting_on_peer(p)) {
+        if (!p->rto_deadline)
+            pme_timer_arm_rto(ep, idx);
+        return;
+    }
+    if (p->rndv_in || p->rndv_out) {
+        uint64_t d = p->last_rx_ns + keepalive_ns(ep);
+        if (d <= ep->now)
+            d = ep->now + keepalive_ns(ep);
+        p->rto_deadline = d;
+        track(ep, idx, d);
+        return;
+    }
+    p->rto_deadline = 0;
+}
+
 /* Send a sequenced no-op: its ACK (or its absence) tells whether the peer lives. */
 static void keepalive(struct pme_ep *ep, pme_peer_t idx)
 {
@@ -64,10 +98,8 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     p->rto_deadline = 0;
     if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW)
         return;
-    bool waiting_on_peer = p->tx_state == TX_HELLO || pme_peer_has_inflight(p) ||
-                           p->stopped || p->credit_stalled;
-    bool expecting = p->rndv_in || p->rndv_out;
-    if (!waiting_on_peer && !expecting)
+    bool owed = waiting_on_peer(p);
+    if (!owed && !p->rndv_in && !p->rndv_out)
         return;
     if (ep->now - p->last_rx_ns > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull) {
         pme_ep_set_error(ep,
@@ -79,7 +111,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
         return;
     }
-    if (waiting_on_peer) {
+    if (owed) {
         ep->ctr->rto_fired++;
         p->ctr->rto_fired++;
         if (p->rto_us < ep->cfg.rto_us * RTO_MAX_FACTOR)
@@ -100,16 +132,8 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     } else if (ep->now - p->last_rx_ns >= keepalive_ns(ep)) {
         keepalive(ep, idx);
     }
-    if (!p->rto_deadline) {
-        if (waiting_on_peer || pme_peer_has_inflight(p)) {
-            pme_timer_arm_rto(ep, idx);
-        } else {
-            p->rto_deadline = p->last_rx_ns + keepalive_ns(ep);
-            if (p->rto_deadline <= ep->now)
-                p->rto_deadline = ep->now + keepalive_ns(ep);
-            track(ep, idx, p->rto_deadline);
-        }
-    }
+    if (!p->rto_deadline)
+        pme_timer_rearm(ep, idx);
 }
 
 void pme_timers_run(struct pme_ep *ep)

@@ -474,8 +474,7 @@ void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
     /* Progress: the backoff starts over and the timer restarts from now. */
     p->rto_us = ep->cfg.rto_us;
     p->rto_deadline = 0;
-    if (pme_peer_has_inflight(p) || p->stopped)
-        pme_timer_arm_rto(ep, idx);
+    pme_timer_rearm(ep, idx);
 }
 
 /* ---- pme_send ---- */

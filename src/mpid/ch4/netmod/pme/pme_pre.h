@@ -1,0 +1,60 @@
+/*
+ * ch4:pme - MPI over PME's raw-Ethernet transport (pme_core).
+ *
+ * The per-object state the netmod keeps inside MPICH's own objects (requests,
+ * communicators, address vector entries, ...). ch4 includes this header from
+ * mpidpre.h, that is into nearly every file of MPICH, so it stays small and depends
+ * on nothing but <stdint.h>: in particular it must not include pme.h, or every change
+ * to the transport's header would recompile all of MPICH.
+ */
+#ifndef PME_PRE_H_INCLUDED
+#define PME_PRE_H_INCLUDED
+
+#include <stdint.h>
+
+/* Nothing in the global union of ch4: the netmod's globals live in pme_impl.h. */
+typedef struct {
+    int unused;
+} MPIDI_PME_Global_t;
+
+/* State of an MPIDIG (active message) request while PME moves its data. */
+typedef struct {
+    void *pack_buf;             /* owned bounce buffer for non-contiguous data, or NULL */
+    uint32_t rndv;              /* receiver: the PME rendezvous offer being answered */
+    uint32_t peer;              /* receiver: the peer that made the offer */
+    uint64_t total;             /* receiver: bytes offered */
+    uint8_t handler_id;         /* sender: whose origin callback completes the send */
+    uint8_t flags;              /* MPIDI_PME_AMREQ_* (pme_impl.h) */
+} MPIDI_PME_am_request_t;
+
+/* Native (non-AM) request state: the netmod has none, everything goes through MPIDIG. */
+typedef struct {
+    int unused;
+} MPIDI_PME_request_t;
+
+typedef struct {
+    int unused;
+} MPIDI_PME_comm_t;
+
+typedef struct {
+    int unused;
+} MPIDI_PME_dt_t;
+
+typedef struct {
+    int unused;
+} MPIDI_PME_op_t;
+
+typedef struct {
+    int unused;
+} MPIDI_PME_win_t;
+
+typedef struct {
+    int unused;
+} MPIDI_PME_part_t;
+
+/* An address vector entry: the PME peer handle (pme_peer_t) of that process. */
+typedef struct {
+    uint32_t peer;
+} MPIDI_PME_addr_t;
+
+#endif /* PME_PRE_H_INCLUDED */

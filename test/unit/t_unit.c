@@ -1,0 +1,234 @@
+/*
+ * t_unit.c - unit tests of pme_core's building blocks: the wire codec, CRC32C,
+ * sequence arithmetic across wrap-around, credit arithmetic, the handle table, iovec
+ * cursors, tunables from the environment and address strings.
+ */
+#include <arpa/inet.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32c.h"
+#include "pme.h"
+#include "pme_internal.h"
+#include "pme_test.h"
+#include "pme_wire.h"
+#include "seq.h"
+#include "slots.h"
+
+static void test_wire_layout(void)
+{
+    CHECK(sizeof(struct pme_wire_hdr) == 32, "header is %zu bytes", sizeof(struct pme_wire_hdr));
+    CHECK(offsetof(struct pme_wire_hdr, dst_ep) == 0, "dst_ep moved");
+    CHECK(offsetof(struct pme_wire_hdr, version) == 2, "version moved");
+    CHECK(offsetof(struct pme_wire_hdr, type) == 3, "type moved");
+    CHECK(offsetof(struct pme_wire_hdr, src_ep) == 4, "src_ep moved");
+    CHECK(offsetof(struct pme_wire_hdr, crc) == PME_WIRE_CRC_COVERED_HDR, "crc not last");
+    CHECK(sizeof(struct pme_wire_frag) == 12, "frag %zu", sizeof(struct pme_wire_frag));
+    CHECK(sizeof(struct pme_wire_rts) == 16, "rts %zu", sizeof(struct pme_wire_rts));
+    CHECK(sizeof(struct pme_wire_cts) == 16, "cts %zu", sizeof(struct pme_wire_cts));
+    CHECK(sizeof(struct pme_wire_rdata) == 16, "rdata %zu", sizeof(struct pme_wire_rdata));
+    CHECK(sizeof(struct pme_wire_hello) == 16, "hello %zu", sizeof(struct pme_wire_hello));
+    CHECK(sizeof(struct pme_wire_version_nak) == 16, "nak %zu",
+          sizeof(struct pme_wire_version_nak));
+    CHECK(offsetof(struct pme_wire_version_nak, src_ep) == 4, "nak src_ep moved");
+    CHECK(PME_T_VERSION_NAK == 255, "the NAK's number is frozen");
+    for (unsigned t = 0; t < 256; t++) {
+        int seq = t >= PME_T_DATA && t <= PME_T_NOP;
+        CHECK(pme_wire_type_is_sequenced(t) == seq, "type %u sequenced?", t);
+    }
+    /* The codec is big-endian on the wire whatever the host. */
+    struct pme_wire_hdr h;
+    memset(&h, 0, sizeof(h));
+    h.dst_ep = htons(0x1234);
+    h.seq = htonl(0xA1B2C3D4u);
+    const uint8_t *b = (const uint8_t *)&h;
+    CHECK(b[0] == 0x12 && b[1] == 0x34, "dst_ep not big-endian");
+    CHECK(b[12] == 0xA1 && b[15] == 0xD4, "seq not big-endian");
+    /* Pool cost: rounded to the unit plus one unit of bookkeeping. */
+    CHECK(pme_wire_pool_cost(0) == 64, "cost(0)=%u", pme_wire_pool_cost(0));
+    CHECK(pme_wire_pool_cost(1) == 128, "cost(1)=%u", pme_wire_pool_cost(1));
+    CHECK(pme_wire_pool_cost(64) == 128, "cost(64)=%u", pme_wire_pool_cost(64));
+    CHECK(pme_wire_pool_cost(65) == 192, "cost(65)=%u", pme_wire_pool_cost(65));
+}
+
+static void test_crc32c(void)
+{
+    /* The standard check value of CRC-32C. */
+    CHECK(pme_crc32c(0, "123456789", 9) == 0xE3069283u, "check value %08x",
+          pme_crc32c(0, "123456789", 9));
+    CHECK(pme_crc32c_sw(0, "123456789", 9) == 0xE3069283u, "sw check value");
+    CHECK(pme_crc32c(0, "", 0) == 0, "empty");
+    size_t max = 3 * 1024 * 4 + 77;
+    uint8_t *buf = malloc(max + 8);
+    pattern_fill(buf, max + 8, 99);
+    for (size_t len = 0; len <= max; len += (len < 64 ? 1 : 37)) {
+        for (size_t off = 0; off < 8; off += 3) {
+            uint32_t a = pme_crc32c(0, buf + off, len);
+            uint32_t s = pme_crc32c_sw(0, buf + off, len);
+            CHECK(a == s, "len %zu off %zu: %08x vs %08x", len, off, a, s);
+            /* Continuing across a split gives the same CRC. */
+            size_t cut = len / 3;
+            uint32_t c = pme_crc32c(pme_crc32c(0, buf + off, cut), buf + off + cut, len - cut);
+            CHECK(c == a, "split at %zu of %zu", cut, len);
+        }
+    }
+    /* One flipped bit changes it. */
+    uint32_t good = pme_crc32c(0, buf, 9000);
+    buf[4321] ^= 8;
+    CHECK(pme_crc32c(0, buf, 9000) != good, "bit flip not seen");
+    free(buf);
+    printf("crc32c: %s\n", pme_crc32c_hw() ? "hardware (SSE4.2)" : "software tables");
+}
+
+static void test_seq(void)
+{
+    CHECK(pme_seq_before(1, 2) && !pme_seq_before(2, 1), "simple order");
+    CHECK(pme_seq_before(0xFFFFFFF0u, 5), "before across wrap");
+    CHECK(pme_seq_after(5, 0xFFFFFFF0u), "after across wrap");
+    CHECK(!pme_seq_before(7, 7) && !pme_seq_after(7, 7), "equal");
+    CHECK(pme_seq_in(0xFFFFFFFFu, 0xFFFFFFFEu, 3), "in range across wrap");
+    CHECK(pme_seq_in(2, 0xFFFFFFFEu, 3), "in range after wrap");
+    CHECK(!pme_seq_in(3, 0xFFFFFFFEu, 3), "end is excluded");
+    CHECK(!pme_seq_in(0xFFFFFFFDu, 0xFFFFFFFEu, 3), "before start");
+    CHECK(pme_credit_room(100, 40) == 60, "room");
+    CHECK(pme_credit_room(5, 0xFFFFFFF0u) == 21, "room across wrap");
+    CHECK(pme_credit_room(0xFFFFFFF0u, 5) == -21, "overdrawn");
+}
+
+static void test_slots(void)
+{
+    struct pme_slots t = {0};
+    int a = 1, b = 2, c = 3;
+    uint32_t ha = pme_slots_put(&t, &a), hb = pme_slots_put(&t, &b);
+    CHECK(ha && hb && ha != hb, "handles");
+    CHECK(pme_slots_get(&t, ha) == &a && pme_slots_get(&t, hb) == &b, "lookup");
+    CHECK(pme_slots_get(&t, 0) == NULL, "handle 0 names nothing");
+    pme_slots_del(&t, ha);
+    CHECK(pme_slots_get(&t, ha) == NULL, "deleted");
+    uint32_t hc = pme_slots_put(&t, &c);
+    CHECK((hc & (PME_SLOT_MAX - 1)) == (ha & (PME_SLOT_MAX - 1)), "slot reused");
+    CHECK(hc != ha && pme_slots_get(&t, ha) == NULL, "stale handle stays dead on reuse");
+    CHECK(pme_slots_get(&t, hc) == &c, "new handle");
+    for (int i = 0; i < 10000; i++)
+        CHECK(pme_slots_put(&t, &a), "put %d", i);
+    CHECK(t.used == 10002, "used %u", t.used);
+    pme_slots_free(&t);
+}
+
+static void test_iov_cursor(void)
+{
+    uint8_t a[5], b[0 + 1], c[7], out[12];
+    for (int i = 0; i < 5; i++) a[i] = (uint8_t)i;
+    for (int i = 0; i < 7; i++) c[i] = (uint8_t)(5 + i);
+    struct iovec iov[3] = {{a, 5}, {b, 0}, {c, 7}};
+    struct pme_iov_cursor cur;
+    struct iovec sl[4];
+    CHECK(pme_iov_total(iov, 3) == 12, "total");
+    pme_iov_cursor_init(&cur, iov, 3);
+    pme_iov_cursor_seek(&cur, 3);
+    int n = pme_iov_cursor_slice(&cur, 6, sl, 4);
+    CHECK(n == 2 && sl[0].iov_len == 2 && sl[1].iov_len == 4, "slice spans the empty entry");
+    CHECK(((uint8_t *)sl[0].iov_base)[0] == 3 && ((uint8_t *)sl[1].iov_base)[0] == 5, "slice data");
+    CHECK(cur.pos == 9, "cursor advanced to %llu", (unsigned long long)cur.pos);
+    pme_iov_cursor_seek(&cur, 1); /* backwards: from the front */
+    struct pme_iov_cursor before = cur;
+    CHECK(pme_iov_cursor_slice(&cur, 10, sl, 1) == -1, "too many entries");
+    CHECK(cur.pos == before.pos && cur.idx == before.idx, "cursor unchanged on failure");
+    /* scatter into an iovec */
+    memset(a, 0, 5);
+    memset(c, 0, 7);
+    for (int i = 0; i < 12; i++) out[i] = (uint8_t)(100 + i);
+    pme_iov_cursor_init(&cur, iov, 3);
+    CHECK(pme_iov_cursor_copy_in(&cur, out, 4) == 4, "copy 4");
+    CHECK(pme_iov_cursor_copy_in(&cur, out + 4, 8) == 8, "copy 8");
+    CHECK(pme_iov_cursor_copy_in(&cur, out, 1) == 0, "copy past the end");
+    CHECK(a[4] == 104 && c[0] == 105 && c[6] == 111, "scattered");
+}
+
+static void expect_env_error(const char *var, const char *val)
+{
+    struct pme_config cfg;
+    char err[256] = "";
+    pme_config_init(&cfg);
+    setenv(var, val, 1);
+    int rc = pme_config_from_env(&cfg, err, sizeof(err));
+    unsetenv(var);
+    CHECK(rc == PME_ERR_INVAL, "%s=%s accepted", var, val);
+    CHECK(strstr(err, var) != NULL, "error does not name %s: %s", var, err);
+}
+
+static void test_config(void)
+{
+    struct pme_config cfg;
+    char err[256];
+    pme_config_init(&cfg);
+    CHECK(cfg.ethertype == 0x88B5 && cfg.checksum == 1 && !strcmp(cfg.device, "pcap"),
+          "defaults");
+    setenv("PME_EAGER_MAX", "16k", 1);
+    setenv("PME_RX_POOL", "8M", 1);
+    setenv("PME_ETHERTYPE", "0x88b6", 1);
+    setenv("PME_WAIT", "block", 1);
+    setenv("PME_CHECKSUM", "off", 1);
+    CHECK_OK(pme_config_from_env(&cfg, err, sizeof(err)));
+    CHECK(cfg.eager_max == 16384 && cfg.rx_pool_bytes == 8u << 20, "sizes parsed");
+    CHECK(cfg.ethertype == 0x88B6 && cfg.wait_mode == PME_WAIT_BLOCK && cfg.checksum == 0,
+          "values parsed");
+    unsetenv("PME_EAGER_MAX");
+    unsetenv("PME_RX_POOL");
+    unsetenv("PME_ETHERTYPE");
+    unsetenv("PME_WAIT");
+    unsetenv("PME_CHECKSUM");
+    expect_env_error("PME_EAGER_MAX", "lots");
+    expect_env_error("PME_WINDOW", "0");
+    expect_env_error("PME_ETHERTYPE", "0x0100");
+    expect_env_error("PME_WAIT", "sometimes");
+    expect_env_error("PME_DEVICE", "myrinet");
+    expect_env_error("PME_EP_ID", "70000");
+    expect_env_error("PME_RX_POOL", "-5");
+}
+
+static void test_addresses(void)
+{
+    struct pme_loop_wire *w;
+    struct pme_config cfg;
+    pme_ep_t *ep;
+    char err[256], addr[PME_ADDR_MAX];
+    pme_peer_t p1, p2, p3;
+    CHECK_OK(pme_loop_wire_create(NULL, &w));
+    pme_config_init(&cfg);
+    cfg.device = "loop";
+    cfg.loop_wire = w;
+    cfg.counters_shm = 0;
+    CHECK(pme_ep_open(&cfg, &ep, err, sizeof(err)) == 0, "open: %s", err);
+    int n = pme_ep_addr(ep, addr, sizeof(addr));
+    CHECK(n > 0 && !strncmp(addr, "pme1:02:00:00:", 14), "address %s", addr);
+    CHECK(pme_ep_addr(ep, addr, 5) == PME_ERR_INVAL, "short buffer");
+    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p1));
+    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/8", &p2));
+    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p3));
+    CHECK(p1 != p2 && p1 == p3, "same address, same peer");
+    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e/7", &p3) == PME_ERR_ADDR, "short mac");
+    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/70000", &p3) == PME_ERR_ADDR, "big id");
+    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7x", &p3) == PME_ERR_ADDR, "trailing");
+    CHECK(pme_ep_add_peer(ep, "tcp://1.2.3.4", &p3) == PME_ERR_ADDR, "foreign");
+    CHECK(pme_ep_add_peer(ep, "pme2:0a:0b:0c:0d:0e:0f/7", &p3) == PME_ERR_VERSION, "version");
+    CHECK(strstr(pme_ep_last_error(ep), "version 2") && strstr(pme_ep_last_error(ep), "same PME"),
+          "version message: %s", pme_ep_last_error(ep));
+    pme_ep_close(ep);
+    pme_loop_wire_destroy(w);
+}
+
+int main(void)
+{
+    test_wire_layout();
+    test_crc32c();
+    test_seq();
+    test_slots();
+    test_iov_cursor();
+    test_config();
+    test_addresses();
+    printf("unit tests passed\n");
+    return 0;
+}
