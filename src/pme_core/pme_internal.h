@@ -125,6 +125,7 @@ struct pme_peer {
     bool dirty;             /* on the endpoint's list to pump after a receive batch */
     bool credit_stalled;
     bool probe;             /* next frame asks for an immediate ACK */
+    bool keepalive_armed;   /* rto_deadline is a keepalive, not a retransmission */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     int fail_status;
     /* send direction */

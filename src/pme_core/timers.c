@@ -27,6 +27,7 @@ static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
 void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
+    p->keepalive_armed = false;
     p->rto_deadline = ep->now + (uint64_t)p->rto_us * 1000u;
     track(ep, idx, p->rto_deadline);
 }
@@ -66,7 +67,7 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
         return;
     }
     if (waiting_on_peer(p)) {
-        if (!p->rto_deadline)
+        if (!p->rto_deadline || p->keepalive_armed)
             pme_timer_arm_rto(ep, idx);
         return;
     }
@@ -75,6 +76,7 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
         if (d <= ep->now)
             d = ep->now + keepalive_ns(ep);
         p->rto_deadline = d;
+        p->keepalive_armed = true;
         track(ep, idx, d);
         return;
     }

@@ -412,7 +412,7 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
             break;
     }
     pme_tx_flush(ep);
-    if (pme_peer_has_inflight(p) && !p->rto_deadline)
+    if (pme_peer_has_inflight(p) && (!p->rto_deadline || p->keepalive_armed))
         pme_timer_arm_rto(ep, idx);
 }
 

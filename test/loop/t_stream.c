@@ -60,8 +60,11 @@ int main(void)
         {"all mixed", {.seed = 18, .drop = 0.02, .dup = 0.02, .reorder = 0.02,
                        .corrupt = 0.02, .delay = 0.01, .delay_frames = 7}},
     };
+    const char *only = getenv("PME_TEST_CASE");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct fault_case *c = &cases[i];
+        if (only && strcmp(only, c->name))
+            continue;
         run(c->name, &c->f, "5000 small", small, 6, quick ? 500 : 5000);
         run(c->name, &c->f, "mixed sizes", mixed, 10, quick ? 20 : 200);
         run(c->name, &c->f, "1 MiB x 8", one_mib, 1, quick ? 2 : 8);

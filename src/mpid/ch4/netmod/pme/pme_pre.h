@@ -12,11 +12,6 @@
 
 #include <stdint.h>
 
-/* Nothing in the global union of ch4: the netmod's globals live in pme_impl.h. */
-typedef struct {
-    int unused;
-} MPIDI_PME_Global_t;
-
 /* State of an MPIDIG (active message) request while PME moves its data. */
 typedef struct {
     void *pack_buf;             /* owned bounce buffer for non-contiguous data, or NULL */

@@ -1,0 +1,527 @@
+/*
+ * ch4:pme - active messages: MPIDIG's messages mapped onto pme_send, and the target
+ * side: eager messages handed to the MPIDIG handlers in place, rendezvous offers
+ * answered with the receiver's own buffer once MPIDIG has matched them.
+ *
+ * On the wire a message is PME's header (our MPIDI_PME_wire_hdr_t followed by the
+ * MPIDIG header, padded to 8 bytes) and the payload. Up to PME's eager threshold the
+ * payload is copied by pme_send and the send completes at once; above it, pme_send
+ * offers it (PME_EV_RTS at the target) and the data later moves straight from the
+ * sender's buffer into the receiver's.
+ */
+#include "mpidimpl.h"
+#include "pme_impl.h"
+
+/* Receives of non-contiguous data whose pieces are smaller than this on average land
+ * in a bounce buffer and are unpacked; larger pieces are received in place. */
+#define MPIDI_PME_IOV_MIN_AVG 1024
+
+static inline uint32_t peer_of(MPIR_Comm * comm, int rank)
+{
+    return MPIDI_PME_AV(MPIDIU_comm_rank_to_av(comm, rank)).peer;
+}
+
+static inline int world_rank_of(uint32_t peer)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    return peer < g->npeers_alloc ? g->peers[peer].world_rank : -1;
+}
+
+/* Our header, then the MPIDIG header, padded to 8 bytes. Returns its length. */
+static inline size_t build_hdr(uint64_t * buf, int handler_id, const void *am_hdr,
+                               MPI_Aint am_hdr_sz, int src_vci, int dst_vci)
+{
+    MPIDI_PME_wire_hdr_t *wh = (MPIDI_PME_wire_hdr_t *) buf;
+    size_t padded = ((size_t) am_hdr_sz + 7) & ~(size_t) 7;
+    wh->handler_id = (uint8_t) handler_id;
+    wh->src_vci = (uint8_t) src_vci;
+    wh->dst_vci = (uint8_t) dst_vci;
+    wh->kind = MPIDI_PME_KIND_AM;
+    wh->tag = 0;
+    if (padded)
+        buf[sizeof(*wh) / 8 + padded / 8 - 1] = 0;
+    if (am_hdr_sz)
+        memcpy(wh + 1, am_hdr, (size_t) am_hdr_sz);
+    return sizeof(*wh) + padded;
+}
+
+/* ---- the send queue: sends PME could not take yet, kept in order ---- */
+
+static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                   const struct iovec *iov, int iovcnt, MPIR_Request * sreq, int copy_data)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    size_t extra = (copy_data && iovcnt) ? iov->iov_len : 0;
+    MPIDI_PME_sendq_t *q = MPL_malloc(sizeof(*q) + ((hdr_len + 7) & ~(size_t) 7) + extra,
+                                      MPL_MEM_BUFFER);
+    if (!q)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
+    q->next = NULL;
+    q->peer = peer;
+    q->rank = rank;
+    q->sreq = sreq;
+    q->hdr_len = hdr_len;
+    memcpy(q->hdr, hdr, hdr_len);
+    q->owned = NULL;
+    q->iovcnt = iovcnt;
+    if (iovcnt) {
+        q->iov = *iov;
+        if (copy_data) {
+            /* the data sat in a scratch buffer that the next send reuses */
+            char *copy = (char *) q->hdr + ((hdr_len + 7) & ~(size_t) 7);
+            memcpy(copy, iov->iov_base, iov->iov_len);
+            q->iov.iov_base = copy;
+        }
+    }
+    if (g->sendq_tail)
+        g->sendq_tail->next = q;
+    else
+        g->sendq_head = q;
+    g->sendq_tail = q;
+    return MPI_SUCCESS;
+}
+
+/* Hand one message to PME. Returns MPI_SUCCESS when PME took it (an eager send with a
+ * request is completed here), 1 when PME has no room (PME_EAGAIN), or an MPI error. */
+static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                 const struct iovec *iov, int iovcnt, MPIR_Request * sreq)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int rc = pme_send(g->ep, peer, hdr, hdr_len, iov, iovcnt, PME_SEND_NO_EVENT, sreq);
+    if (rc == PME_DONE) {
+        if (sreq) {
+            void *pack = MPIDI_PME_AMREQ(sreq).pack_buf;
+            if (pack) {
+                MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
+                MPL_free(pack);
+            }
+            return MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id] (sreq);
+        }
+        return MPI_SUCCESS;
+    }
+    if (rc == PME_OK)
+        return MPI_SUCCESS;     /* a rendezvous: PME_EV_SEND_DONE completes it */
+    if (rc == PME_EAGAIN)
+        return 1;
+    return MPIDI_PME_error_from_status(rc, rank, "send");
+}
+
+int MPIDI_PME_sendq_drain(void)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    while (g->sendq_head) {
+        MPIDI_PME_sendq_t *q = g->sendq_head;
+        int rc = issue(q->peer, q->rank, q->hdr, q->hdr_len, &q->iov, q->iovcnt, q->sreq);
+        if (rc == 1)
+            break;
+        g->sendq_head = q->next;
+        if (!g->sendq_head)
+            g->sendq_tail = NULL;
+        if (rc != MPI_SUCCESS && q->sreq) {
+            /* fail the request rather than the progress call */
+            q->sreq->status.MPI_ERROR = rc;
+            MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(q->sreq).handler_id] (q->sreq);
+        } else if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
+            mpi_errno = rc;
+        }
+        MPL_free(q);
+    }
+    return mpi_errno;
+}
+
+/* A peer failed: queued sends to it will never go. */
+void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    MPIDI_PME_sendq_t **pp = &g->sendq_head, *last = NULL;
+    while (*pp) {
+        MPIDI_PME_sendq_t *q = *pp;
+        if (q->peer != peer) {
+            last = q;
+            pp = &q->next;
+            continue;
+        }
+        *pp = q->next;
+        if (q->sreq) {
+            q->sreq->status.MPI_ERROR = mpi_errno;
+            MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(q->sreq).handler_id] (q->sreq);
+        }
+        MPL_free(q);
+    }
+    g->sendq_tail = last;
+}
+
+/* Send now, or queue behind earlier sends that are still waiting. */
+static int send_or_queue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                         const struct iovec *iov, int iovcnt, MPIR_Request * sreq,
+                         int data_is_scratch)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    if (!g->sendq_head) {
+        int rc = issue(peer, rank, hdr, hdr_len, iov, iovcnt, sreq);
+        if (rc != 1)
+            return rc;
+    }
+    return enqueue(peer, rank, hdr, hdr_len, iov, iovcnt, sreq, data_is_scratch);
+}
+
+/* For connect/accept: a message outside MPIDIG, to a peer named by its PME handle. */
+int MPIDI_PME_send_raw(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                       const void *data, size_t data_len)
+{
+    struct iovec iov = { (void *) data, data_len };
+    return send_or_queue(peer, rank, hdr, hdr_len, &iov, data_len ? 1 : 0, NULL, 1);
+}
+
+/* ---- the AM send API ---- */
+
+int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                          MPI_Aint am_hdr_sz, int src_vci, int dst_vci)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    uint64_t buf[MPIDI_PME_HDR_BUF / 8];
+
+    MPIR_FUNC_ENTER;
+    MPIR_Assert(am_hdr_sz <= g->am_hdr_max);
+    size_t len = build_hdr(buf, handler_id, am_hdr, am_hdr_sz, src_vci, dst_vci);
+    int mpi_errno = send_or_queue(peer_of(comm, rank), rank, buf, len, NULL, 0, NULL, 0);
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+}
+
+int MPIDI_PME_am_send_hdr_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                                const void *am_hdr, MPI_Aint am_hdr_sz, int src_vci,
+                                int dst_vci)
+{
+    return MPIDI_PME_am_send_hdr(src_rank, comm, handler_id, am_hdr, am_hdr_sz, src_vci,
+                                 dst_vci);
+}
+
+int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                       MPI_Aint am_hdr_sz, const void *data, MPI_Aint count,
+                       MPI_Datatype datatype, int src_vci, int dst_vci, MPIR_Request * sreq)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    uint64_t buf[MPIDI_PME_HDR_BUF / 8];
+    int dt_contig;
+    MPI_Aint data_sz, dt_true_lb;
+    MPIR_Datatype *dt_ptr;
+    struct iovec iov;
+    int scratch = 0;
+
+    MPIR_FUNC_ENTER;
+
+    MPIR_Assert(am_hdr_sz <= g->am_hdr_max);
+    MPIDI_Datatype_get_info(count, datatype, dt_contig, data_sz, dt_ptr, dt_true_lb);
+    size_t len = build_hdr(buf, handler_id, am_hdr, am_hdr_sz, src_vci, dst_vci);
+    MPIDI_PME_AMREQ(sreq).handler_id = (uint8_t) handler_id;
+
+    if (data_sz == 0) {
+        iov.iov_base = NULL;
+        iov.iov_len = 0;
+    } else if (dt_contig) {
+        iov.iov_base = MPIR_get_contig_ptr(data, dt_true_lb);
+        iov.iov_len = (size_t) data_sz;
+    } else {
+        /* Non-contiguous: pack. Eager messages are copied by pme_send, so a scratch
+         * buffer serves; rendezvous ones read the buffer until SEND_DONE. */
+        void *pack;
+        MPI_Aint packed;
+        if (len + (size_t) data_sz <= g->eager_max) {
+            pack = g->pack_scratch;
+            scratch = 1;
+        } else {
+            pack = MPL_malloc(data_sz, MPL_MEM_BUFFER);
+            MPIR_ERR_CHKANDJUMP(!pack, mpi_errno, MPI_ERR_OTHER, "**nomem");
+            MPIDI_PME_AMREQ(sreq).pack_buf = pack;
+        }
+        mpi_errno = MPIR_Typerep_pack(data, count, datatype, 0, pack, data_sz, &packed);
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIR_Assert(packed == data_sz);
+        iov.iov_base = pack;
+        iov.iov_len = (size_t) data_sz;
+    }
+
+    mpi_errno = send_or_queue(peer_of(comm, rank), rank, buf, len, &iov, data_sz ? 1 : 0, sreq,
+                              scratch);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIDI_PME_am_isend_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                             const void *am_hdr, MPI_Aint am_hdr_sz, const void *data,
+                             MPI_Aint count, MPI_Datatype datatype, int src_vci, int dst_vci,
+                             MPIR_Request * sreq)
+{
+    return MPIDI_PME_am_isend(src_rank, comm, handler_id, am_hdr, am_hdr_sz, data, count,
+                              datatype, src_vci, dst_vci, sreq);
+}
+
+MPI_Aint MPIDI_PME_am_hdr_max_sz(void)
+{
+    return MPIDI_PME_global.am_hdr_max;
+}
+
+MPI_Aint MPIDI_PME_am_eager_limit(void)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    return (MPI_Aint) g->eager_max - (MPI_Aint) sizeof(MPIDI_PME_wire_hdr_t) - g->am_hdr_max;
+}
+
+MPI_Aint MPIDI_PME_am_eager_buf_limit(void)
+{
+    return (MPI_Aint) MPIDI_PME_global.eager_max;
+}
+
+/* Every message goes as one AM: PME itself switches to its zero-copy rendezvous above
+ * the eager threshold, so MPIDIG's own RTS/CTS pipeline is never needed. */
+bool MPIDI_PME_am_check_eager(MPI_Aint am_hdr_sz, MPI_Aint data_sz, const void *data,
+                              MPI_Aint count, MPI_Datatype datatype, MPIR_Request * sreq)
+{
+    return true;
+}
+
+void MPIDI_PME_am_request_init(MPIR_Request * req)
+{
+    MPIDI_PME_AMREQ(req).pack_buf = NULL;
+    MPIDI_PME_AMREQ(req).flags = 0;
+}
+
+void MPIDI_PME_am_request_finalize(MPIR_Request * req)
+{
+    if (MPIDI_PME_AMREQ(req).pack_buf) {
+        MPL_free(MPIDI_PME_AMREQ(req).pack_buf);
+        MPIDI_PME_AMREQ(req).pack_buf = NULL;
+    }
+}
+
+/* ---- target side ---- */
+
+/* The MPIDIG header of a received message, 8-byte aligned (copied if PME's buffer is
+ * not). Returns NULL for a malformed message. */
+static void *aligned_hdr(const struct pme_event *ev, uint64_t * local, size_t local_len)
+{
+    if (ev->hdr_len < sizeof(MPIDI_PME_wire_hdr_t))
+        return NULL;
+    const char *h = (const char *) ev->hdr + sizeof(MPIDI_PME_wire_hdr_t);
+    size_t len = ev->hdr_len - sizeof(MPIDI_PME_wire_hdr_t);
+    if (((uintptr_t) h & 7) == 0)
+        return (void *) h;
+    if (len > local_len)
+        return NULL;
+    memcpy(local, h, len);
+    return local;
+}
+
+static inline int handler_ok(int handler_id)
+{
+    return handler_id >= 0 && handler_id < MPIDI_AM_HANDLERS_MAX &&
+        MPIDIG_global.target_msg_cbs[handler_id] != NULL;
+}
+
+int MPIDI_PME_handle_msg(struct pme_event *ev)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    uint64_t local[MPIDI_PME_HDR_BUF / 8];
+    const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
+
+    if (ev->hdr_len < sizeof(*wh))
+        goto done;
+    if (wh->kind == MPIDI_PME_KIND_DYNPROC) {
+        mpi_errno = MPIDI_PME_dynproc_deliver(wh, ev->data, ev->data_len);
+        goto done;
+    }
+    if (wh->kind != MPIDI_PME_KIND_AM || !handler_ok(wh->handler_id))
+        goto done;
+
+    void *am_hdr = aligned_hdr(ev, local, sizeof(local));
+    if (!am_hdr)
+        goto done;
+    void *data = (void *) ev->data;
+    if (ev->data_len && ((uintptr_t) data & 7)) {
+        /* MPIDIG may read the payload as typed values (accumulate): realign it. */
+        memcpy(g->rx_bounce, data, ev->data_len);
+        data = g->rx_bounce;
+    }
+    uint32_t attr = 0;
+    MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[wh->handler_id] (am_hdr, data,
+                                                              (MPI_Aint) ev->data_len, attr,
+                                                              NULL);
+  done:
+    pme_event_release(g->ep, ev);
+    return mpi_errno;
+}
+
+/* Answer a rendezvous offer with the receive buffer MPIDIG has set up for rreq. Called
+ * right after the handler for a matched receive or an RMA target, or later from
+ * MPIDIG (data_copy_cb) when a receive matches an unexpected offer. */
+static int rndv_accept(MPIR_Request * rreq)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_PME_am_request_t *am = &MPIDI_PME_AMREQ(rreq);
+    MPIDIG_rreq_async_t *ra = &MPIDIG_REQUEST(rreq, req->recv_async);
+    struct iovec one;
+    struct iovec *iov = &one;
+    int iovcnt = 1;
+
+    MPIR_FUNC_ENTER;
+    MPIR_Assert(am->flags & MPIDI_PME_AMREQ_RNDV_OFFER);
+    am->flags &= ~MPIDI_PME_AMREQ_RNDV_OFFER;
+
+    int use_pack = 0;
+    MPI_Aint capacity = 0;
+    if (ra->recv_type == MPIDIG_RECV_DATATYPE) {
+        int dt_contig;
+        MPI_Aint dt_true_lb;
+        MPIR_Datatype *dt_ptr;
+        MPIDI_Datatype_get_info(MPIDIG_REQUEST(rreq, count), MPIDIG_REQUEST(rreq, datatype),
+                                dt_contig, capacity, dt_ptr, dt_true_lb);
+        if (!dt_contig) {
+            /* Small pieces, or more data than room (MPI_ERR_TRUNCATE must win over
+             * MPIDIG's iov conversion): receive into a bounce buffer. */
+            MPI_Aint n = MPIDIG_get_recv_iov_count(rreq);
+            use_pack = (MPI_Aint) am->total > capacity || n <= 0 ||
+                (MPI_Aint) am->total / n < MPIDI_PME_IOV_MIN_AVG;
+        }
+    }
+
+    if (use_pack) {
+        size_t len = (size_t) MPL_MIN(capacity, (MPI_Aint) am->total);
+        void *pack = MPL_malloc(len ? len : 1, MPL_MEM_BUFFER);
+        MPIR_ERR_CHKANDJUMP(!pack, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        am->pack_buf = pack;
+        am->flags |= MPIDI_PME_AMREQ_PACKED;
+        one.iov_base = pack;
+        one.iov_len = len;
+    } else {
+        int is_contig, is_gpu;
+        void *p_data;
+        MPI_Aint p_data_sz;
+        MPIDIG_get_recv_data(&is_contig, &is_gpu, &p_data, &p_data_sz, rreq);
+        if (is_contig) {
+            one.iov_base = p_data;
+            one.iov_len = (size_t) p_data_sz;
+        } else {
+            iov = p_data;
+            iovcnt = (int) p_data_sz;
+        }
+    }
+
+    int rc = pme_rndv_accept(g->ep, am->rndv, iov, iovcnt, rreq);
+    if (rc) {
+        mpi_errno = MPIDI_PME_error_from_status(rc, world_rank_of(am->peer), "rendezvous receive");
+        goto fn_fail;
+    }
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+MPIDIG_recv_data_copy_cb MPIDI_PME_am_get_data_copy_cb(uint32_t attr)
+{
+    return rndv_accept;
+}
+
+int MPIDI_PME_handle_rts(struct pme_event *ev)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    uint64_t local[MPIDI_PME_HDR_BUF / 8];
+    const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
+    MPIR_Request *rreq = NULL;
+
+    if (ev->hdr_len < sizeof(*wh) || wh->kind != MPIDI_PME_KIND_AM ||
+        !handler_ok(wh->handler_id))
+        goto discard;
+    void *am_hdr = aligned_hdr(ev, local, sizeof(local));
+    if (!am_hdr)
+        goto discard;
+
+    uint32_t attr = MPIDIG_AM_ATTR__IS_ASYNC | MPIDIG_AM_ATTR__IS_RNDV;
+    MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[wh->handler_id] (am_hdr, NULL,
+                                                              (MPI_Aint) ev->total, attr, &rreq);
+    if (mpi_errno || !rreq)
+        goto discard;
+
+    MPIDI_PME_am_request_t *am = &MPIDI_PME_AMREQ(rreq);
+    am->rndv = ev->rndv;
+    am->peer = ev->peer;
+    am->total = ev->total;
+    am->flags |= MPIDI_PME_AMREQ_RNDV_OFFER;
+    /* A matched receive or an RMA target knows its buffer now; an unexpected message
+     * waits for its receive, which calls rndv_accept through data_copy_cb. */
+    if (MPIDIG_recv_initialized(rreq))
+        mpi_errno = rndv_accept(rreq);
+    return mpi_errno;
+
+  discard:
+    pme_rndv_discard(g->ep, ev->rndv);
+    return mpi_errno;
+}
+
+int MPIDI_PME_handle_recv_done(struct pme_event *ev)
+{
+    MPIR_Request *rreq = ev->ctx;
+    MPIDI_PME_am_request_t *am = &MPIDI_PME_AMREQ(rreq);
+    MPI_Aint got = (MPI_Aint) ev->data_len;
+
+    if (am->flags & MPIDI_PME_AMREQ_PACKED) {
+        MPI_Aint unpacked = 0;
+        if (got > 0)
+            MPIR_Typerep_unpack(am->pack_buf, got, MPIDIG_REQUEST(rreq, buffer),
+                                MPIDIG_REQUEST(rreq, count), MPIDIG_REQUEST(rreq, datatype), 0,
+                                &unpacked);
+        if (unpacked < got && !rreq->status.MPI_ERROR)
+            rreq->status.MPI_ERROR = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                          __func__, __LINE__, MPI_ERR_TYPE,
+                                                          "**dtypemismatch", 0);
+        got = unpacked;
+        MPL_free(am->pack_buf);
+        am->pack_buf = NULL;
+        am->flags &= ~MPIDI_PME_AMREQ_PACKED;
+    }
+    MPIR_STATUS_SET_COUNT(rreq->status, got);
+    if (ev->status == PME_ERR_TRUNC) {
+        if (!rreq->status.MPI_ERROR)
+            rreq->status.MPI_ERROR =
+                MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                     MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
+                                     rreq->status.MPI_SOURCE, rreq->status.MPI_TAG, (int) got,
+                                     (int) am->total);
+    } else if (ev->status != PME_OK) {
+        rreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
+                                                             world_rank_of(ev->peer),
+                                                             "rendezvous receive");
+    }
+    return MPIDIG_REQUEST(rreq, req->target_cmpl_cb) (rreq);
+}
+
+int MPIDI_PME_handle_send_done(struct pme_event *ev)
+{
+    MPIR_Request *sreq = ev->ctx;
+    if (!sreq)
+        return MPI_SUCCESS;     /* a header-only or raw message that went by rendezvous */
+    if (MPIDI_PME_AMREQ(sreq).pack_buf) {
+        MPL_free(MPIDI_PME_AMREQ(sreq).pack_buf);
+        MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
+    }
+    if (ev->status != PME_OK)
+        sreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
+                                                             world_rank_of(ev->peer), "send");
+    return MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id] (sreq);
+}

@@ -1,0 +1,95 @@
+/*
+ * ch4:pme - the parts of the netmod API where PME adds nothing: communicator, window,
+ * datatype and op hooks, locality, and the native entry points that ch4's generic
+ * active-message layer (MPIDIG) implements.
+ */
+#include "mpidimpl.h"
+#include "pme_impl.h"
+
+int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote)
+{
+    int avtid = 0, lpid = 0;
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM && !is_remote)
+        MPIDIU_comm_rank_to_pid_local(comm, idx, &lpid, &avtid);
+    else
+        MPIDIU_comm_rank_to_pid(comm, idx, &lpid, &avtid);
+    *gpid = MPIDIU_GPID_CREATE(avtid, lpid);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm)
+{
+    return MPIDIU_rank_is_local(rank, comm);
+}
+
+/* Windows: all RMA goes through MPIDIG's active messages. */
+int MPIDI_PME_win_hook(MPIR_Win * win)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_win_detach_hook(MPIR_Win * win, const void *base)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_rma_win_hook(MPIR_Win * win)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_rma_target_hook(int rank, MPIR_Win * win)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_type_hook(MPIR_Datatype * dt)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_op_hook(MPIR_Op * op)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_mpi_psend_init(const void *buf, int partitions, MPI_Aint count,
+                             MPI_Datatype datatype, int dest, int tag, MPIR_Comm * comm,
+                             MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request)
+{
+    return MPIDIG_mpi_psend_init(buf, partitions, count, datatype, dest, tag, comm, info,
+                                 request);
+}
+
+int MPIDI_PME_mpi_precv_init(void *buf, int partitions, MPI_Aint count,
+                             MPI_Datatype datatype, int source, int tag, MPIR_Comm * comm,
+                             MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request)
+{
+    return MPIDIG_mpi_precv_init(buf, partitions, count, datatype, source, tag, comm, info,
+                                 request);
+}

@@ -1,0 +1,167 @@
+/*
+ * ch4:pme - internal declarations shared by the netmod's .c files.
+ *
+ * Only the netmod's own sources include this header (and with it the transport's
+ * pme.h); the rest of MPICH sees pme_pre.h alone and calls the netmod through ch4's
+ * function table (func_table.c).
+ */
+#ifndef PME_IMPL_H_INCLUDED
+#define PME_IMPL_H_INCLUDED
+
+#include "mpidimpl.h"
+#include "pme.h"
+
+#include <time.h>
+
+/* The netmod's header in front of every PME message: which MPIDIG handler runs at the
+ * target, and the virtual communication interfaces. 8 bytes, so that the MPIDIG header
+ * after it keeps the 8-byte alignment its structures need. */
+typedef struct {
+    uint8_t handler_id;
+    uint8_t src_vci;
+    uint8_t dst_vci;
+    uint8_t kind;               /* MPIDI_PME_KIND_* */
+    uint32_t tag;               /* KIND_DYNPROC: the port tag */
+} MPIDI_PME_wire_hdr_t;
+
+#define MPIDI_PME_KIND_AM       0       /* an MPIDIG active message */
+#define MPIDI_PME_KIND_DYNPROC  1       /* connect/accept handshake (dynamic_send) */
+
+/* MPIDI_PME_am_request_t.flags */
+#define MPIDI_PME_AMREQ_RNDV_OFFER  0x1 /* receiver: an offer waits for pme_rndv_accept */
+#define MPIDI_PME_AMREQ_PACKED      0x2 /* receiver: data lands in pack_buf, unpacked later */
+
+/* Largest netmod header + MPIDIG header we build on the stack. */
+#define MPIDI_PME_HDR_BUF 1536
+
+/* A send that pme_send could not take yet (PME_EAGAIN): kept in order until it can. */
+typedef struct MPIDI_PME_sendq {
+    struct MPIDI_PME_sendq *next;
+    uint32_t peer;
+    int rank;                   /* for error messages */
+    MPIR_Request *sreq;         /* NULL for header-only messages */
+    struct iovec iov;
+    int iovcnt;
+    void *owned;                /* a buffer this entry frees when sent (packed data) */
+    size_t hdr_len;
+    uint64_t hdr[];             /* copy of the wire header + MPIDIG header */
+} MPIDI_PME_sendq_t;
+
+/* A connect/accept handshake message waiting for MPIDI_PME_dynamic_recv. */
+typedef struct MPIDI_PME_dynmsg {
+    struct MPIDI_PME_dynmsg *next;
+    uint32_t tag;
+    size_t len;
+    char data[];
+} MPIDI_PME_dynmsg_t;
+
+/* What the netmod knows about each PME peer (indexed by pme_peer_t). */
+typedef struct {
+    char addr[PME_ADDR_MAX];    /* its PME address (business card) */
+    int world_rank;             /* rank in this job's MPI_COMM_WORLD, or -1 */
+    uint64_t gpid;              /* where it sits in ch4's address vector tables */
+    int has_gpid;
+    int failed;                 /* PME_EV_PEER_FAILED seen */
+    int fail_status;
+} MPIDI_PME_peer_t;
+
+typedef struct {
+    pme_ep_t *ep;
+    int open;
+    size_t max_hdr;             /* pme_ep_max_hdr */
+    size_t eager_max;           /* pme_ep_eager_max */
+    MPI_Aint am_hdr_max;        /* largest MPIDIG header we carry */
+    unsigned peer_timeout_ms;
+    unsigned rto_us;
+    char iface[64];
+    const char *iface_origin;   /* how the interface was chosen (for messages) */
+    char addr[PME_ADDR_MAX];    /* our address as published */
+
+    MPIDI_PME_peer_t *peers;
+    uint32_t npeers_alloc;
+
+    /* sends waiting for room in PME's send pool, in order */
+    MPIDI_PME_sendq_t *sendq_head, *sendq_tail;
+
+    /* a peer failure that the next progress call reports */
+    int pending_errno;
+
+    /* waiting policy */
+    uint64_t idle_since_ns;
+    int last_progress_count;
+    unsigned max_sleep_us;
+
+    /* scratch: packing small non-contiguous sends, realigning received messages */
+    void *pack_scratch;
+    void *rx_bounce;
+
+    /* connect/accept */
+    MPIDI_PME_dynmsg_t *dyn_head;
+} MPIDI_PME_global_t;
+
+extern MPIDI_PME_global_t MPIDI_PME_global;
+
+static inline uint64_t MPIDI_PME_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+#define MPIDI_PME_AV(av)        ((av)->netmod.pme)
+#define MPIDI_PME_AMREQ(req)    (MPIDIG_REQUEST(req, netmod_am.pme))
+
+/* init.c */
+int MPIDI_PME_init_local(int *tag_bits);
+int MPIDI_PME_init_world(void);
+int MPIDI_PME_post_init(void);
+int MPIDI_PME_mpi_finalize_hook(void);
+int MPIDI_PME_peer_slot(uint32_t peer);
+int MPIDI_PME_error_from_status(int status, int rank, const char *what);
+
+/* am.c */
+int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                          MPI_Aint am_hdr_sz, int src_vci, int dst_vci);
+int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                       MPI_Aint am_hdr_sz, const void *data, MPI_Aint count,
+                       MPI_Datatype datatype, int src_vci, int dst_vci, MPIR_Request * sreq);
+int MPIDI_PME_am_send_hdr_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                                const void *am_hdr, MPI_Aint am_hdr_sz, int src_vci,
+                                int dst_vci);
+int MPIDI_PME_am_isend_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                             const void *am_hdr, MPI_Aint am_hdr_sz, const void *data,
+                             MPI_Aint count, MPI_Datatype datatype, int src_vci, int dst_vci,
+                             MPIR_Request * sreq);
+MPIDIG_recv_data_copy_cb MPIDI_PME_am_get_data_copy_cb(uint32_t attr);
+MPI_Aint MPIDI_PME_am_hdr_max_sz(void);
+MPI_Aint MPIDI_PME_am_eager_limit(void);
+MPI_Aint MPIDI_PME_am_eager_buf_limit(void);
+bool MPIDI_PME_am_check_eager(MPI_Aint am_hdr_sz, MPI_Aint data_sz, const void *data,
+                              MPI_Aint count, MPI_Datatype datatype, MPIR_Request * sreq);
+void MPIDI_PME_am_request_init(MPIR_Request * req);
+void MPIDI_PME_am_request_finalize(MPIR_Request * req);
+int MPIDI_PME_send_raw(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                       const void *data, size_t data_len);
+int MPIDI_PME_sendq_drain(void);
+int MPIDI_PME_handle_msg(struct pme_event *ev);
+int MPIDI_PME_handle_rts(struct pme_event *ev);
+int MPIDI_PME_handle_send_done(struct pme_event *ev);
+int MPIDI_PME_handle_recv_done(struct pme_event *ev);
+void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno);
+
+/* progress.c */
+int MPIDI_PME_progress(int vci, int blocking);
+
+/* spawn.c */
+int MPIDI_PME_get_local_upids(MPIR_Comm * comm, int **local_upid_size, char **local_upids);
+int MPIDI_PME_upids_to_gpids(int size, int *remote_upid_size, char *remote_upids,
+                             uint64_t * remote_gpids);
+int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int size,
+                           int timeout);
+int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
+int MPIDI_PME_dynproc_deliver(const MPIDI_PME_wire_hdr_t * wh, const void *data, size_t len);
+
+/* pvars.c */
+void MPIDI_PME_pvars_init(void);
+
+#endif /* PME_IMPL_H_INCLUDED */
