@@ -368,6 +368,13 @@ void pme_ep_close(pme_ep_t *ep)
 {
     if (!ep)
         return;
+    /* Acknowledge what arrived: a peer whose last message we got must not retransmit
+     * it to nobody until its timeout. */
+    for (uint32_t i = 0; i < ep->npeers; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        if (p->rx_open && p->tx_state != TX_FAILED && (p->unacked || p->ack_deadline))
+            pme_tx_ctrl(ep, i, PME_T_ACK, NULL, 0);
+    }
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         struct pme_txmsg *m = p->q_head;

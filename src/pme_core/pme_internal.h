@@ -54,8 +54,9 @@ struct pme_rxbuf {
     uint32_t len;
     uint16_t hdr_len;
     uint8_t on_credit;      /* charged to the peer's credit (eager), not to free space */
-    uint8_t pad;
-    uint8_t data[];
+    /* Callers read headers and payloads through typed pointers: keep them aligned as
+     * malloc would (the header of a message is padded to 8 bytes by its sender). */
+    _Alignas(16) uint8_t data[];
 };
 
 /* A rendezvous send, from pme_send until its data is acknowledged. */

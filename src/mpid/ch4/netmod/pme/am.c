@@ -387,6 +387,7 @@ static int rndv_accept(MPIR_Request * rreq)
         MPIR_Datatype *dt_ptr;
         MPIDI_Datatype_get_info(MPIDIG_REQUEST(rreq, count), MPIDIG_REQUEST(rreq, datatype),
                                 dt_contig, capacity, dt_ptr, dt_true_lb);
+        (void) dt_true_lb;
         if (!dt_contig) {
             /* Small pieces, or more data than room (MPI_ERR_TRUNCATE must win over
              * MPIDIG's iov conversion): receive into a bounce buffer. */

@@ -32,10 +32,11 @@ cvars:
       description : >-
         The network interface that carries PME's frames (e.g. eth1). It takes
         precedence over the PME_IFACE environment variable. When neither is set,
-        the interface named for this node in the cluster description (PME_CLUSTER_FILE)
-        is used, else the first Ethernet interface that is up, is not a bridge and
-        does not carry the default route (else the one that does). After MPI_Init
-        the variable holds the interface actually in use.
+        the interface named for this host in the cluster description is used
+        (PME_CLUSTER_FILE, or the description of the maint/vcluster cluster the host
+        belongs to), else the lowest-numbered Ethernet interface that is up, is not
+        a bridge and does not carry the default route (else the one that does).
+        After MPI_Init the variable holds the interface actually in use.
 
     - name        : MPIR_CVAR_CH4_PME_MAX_SLEEP_US
       category    : CH4_PME
@@ -231,38 +232,70 @@ static int auto_iface(char *out, size_t len)
     return best_index < 0 ? -1 : 0;
 }
 
-/* The cluster description (PME_CLUSTER_FILE): lines "<hostname> <interface> ...";
- * '#' starts a comment. Returns 0 and the interface for this host if listed. */
-static int cluster_file_iface(const char *file, char *out, size_t len)
+/* A cluster description names each node's data interface. Two formats are read:
+ * maint/vcluster's cluster.tsv (lines "node<TAB>I<TAB>HOSTNAME<TAB>..." and
+ * "iface<TAB>I<TAB>IFNAME<TAB>..."; the node's first data interface is used), and a
+ * plain list of "HOSTNAME INTERFACE" lines ('#' starts a comment). Returns 0 and the
+ * interface for this host if the file lists it. */
+static int cluster_file_iface(const char *file, const char *host, char *out, size_t len)
 {
-    char host[256];
-    if (gethostname(host, sizeof(host)))
-        return -1;
-    host[sizeof(host) - 1] = 0;
     FILE *f = fopen(file, "r");
     if (!f)
         return -1;
     char line[1024];
-    int rc = -1;
-    while (fgets(line, sizeof(line), f)) {
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char name[256], ifname[64];
-        if (sscanf(line, "%255s %63s", name, ifname) == 2 && !strcmp(name, host)) {
-            snprintf(out, len, "%s", ifname);
-            rc = 0;
-            break;
+    int rc = -1, node = -1;
+    while (rc && fgets(line, sizeof(line), f)) {
+        char a[256], b[256], c[256];
+        int idx;
+        if (line[0] == '#')
+            continue;
+        if (!strncmp(line, "node\t", 5)) {
+            if (sscanf(line + 5, "%d %255s", &idx, a) == 2 && !strcmp(a, host))
+                node = idx;
+        } else if (!strncmp(line, "iface\t", 6)) {
+            if (node >= 0 && sscanf(line + 6, "%d %255s", &idx, b) == 2 && idx == node) {
+                snprintf(out, len, "%s", b);
+                rc = 0;
+            }
+        } else if (!strncmp(line, "cluster\t", 8)) {
+            continue;
+        } else {
+            char *hash = strchr(line, '#');
+            if (hash)
+                *hash = 0;
+            if (sscanf(line, "%255s %255s %255s", a, b, c) >= 2 && !strcmp(a, host)) {
+                snprintf(out, len, "%s", b);
+                rc = 0;
+            }
         }
     }
     fclose(f);
     return rc;
 }
 
+/* The description of the virtual cluster this node belongs to, if any: maint/vcluster
+ * names its nodes "<cluster>-n<i>" and keeps <rundir>/<cluster>/cluster.tsv. */
+static int vcluster_iface(const char *host, char *out, size_t len)
+{
+    char name[16], path[512];
+    int i, n = 0;
+    if (sscanf(host, "%8[a-z0-9]-n%d%n", name, &i, &n) != 2 || host[n] != 0)
+        return -1;
+    const char *rundir = getenv("VCLUSTER_RUNDIR");
+    snprintf(path, sizeof(path), "%s/%s/cluster.tsv", rundir && *rundir ? rundir : "/run/vcluster",
+             name);
+    return cluster_file_iface(path, host, out, len);
+}
+
 static int choose_iface(struct pme_config *cfg)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     const char *file = getenv("PME_CLUSTER_FILE");
+    char host[256];
+
+    if (gethostname(host, sizeof(host)))
+        host[0] = 0;
+    host[sizeof(host) - 1] = 0;
 
     if (MPIR_CVAR_CH4_PME_IFACE && MPIR_CVAR_CH4_PME_IFACE[0]) {
         snprintf(g->iface, sizeof(g->iface), "%s", MPIR_CVAR_CH4_PME_IFACE);
@@ -270,8 +303,18 @@ static int choose_iface(struct pme_config *cfg)
     } else if (cfg->iface && cfg->iface[0]) {
         snprintf(g->iface, sizeof(g->iface), "%s", cfg->iface);
         g->iface_origin = "PME_IFACE";
-    } else if (file && *file && cluster_file_iface(file, g->iface, sizeof(g->iface)) == 0) {
+    } else if (file && *file) {
+        if (cluster_file_iface(file, host, g->iface, sizeof(g->iface))) {
+            char detail[600];
+            snprintf(detail, sizeof(detail), "PME_CLUSTER_FILE=%s does not name an interface "
+                     "for host %s: add a line \"%s <interface>\" or set PME_IFACE", file, host,
+                     host);
+            return make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                              "ch4:pme: no network interface for PME", detail);
+        }
         g->iface_origin = "PME_CLUSTER_FILE";
+    } else if (vcluster_iface(host, g->iface, sizeof(g->iface)) == 0) {
+        g->iface_origin = "the vcluster description";
     } else if (auto_iface(g->iface, sizeof(g->iface)) == 0) {
         g->iface_origin = "automatic choice";
     } else {
@@ -336,6 +379,8 @@ int MPIDI_PME_init_local(int *tag_bits)
     if (!getenv("PME_JOB_KEY"))
         cfg.job_key = job_key();
     cfg.local_procs = (unsigned) MPIR_Process.local_size;
+    /* Only off-node ranks talk to us over PME (on-node ones use shared memory). */
+    cfg.expected_peers = (unsigned) (MPIR_Process.size - MPIR_Process.local_size);
     /* An eager message that arrives before its receive is posted waits in one of
      * MPIDIG's unexpected-message buffers: it must fit in one. */
     if (cfg.eager_max > (size_t) MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE)

@@ -58,16 +58,6 @@ int MPIDI_PME_win_detach_hook(MPIR_Win * win, const void *base)
     return MPI_SUCCESS;
 }
 
-int MPIDI_PME_rma_win_hook(MPIR_Win * win)
-{
-    return MPI_SUCCESS;
-}
-
-int MPIDI_PME_rma_target_hook(int rank, MPIR_Win * win)
-{
-    return MPI_SUCCESS;
-}
-
 int MPIDI_PME_type_hook(MPIR_Datatype * dt)
 {
     return MPI_SUCCESS;

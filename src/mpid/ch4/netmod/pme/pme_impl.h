@@ -9,6 +9,7 @@
 #define PME_IMPL_H_INCLUDED
 
 #include "mpidimpl.h"
+#include "pme_noinline.h"
 #include "pme.h"
 
 #include <time.h>
@@ -111,57 +112,18 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 #define MPIDI_PME_AV(av)        ((av)->netmod.pme)
 #define MPIDI_PME_AMREQ(req)    (MPIDIG_REQUEST(req, netmod_am.pme))
 
-/* init.c */
-int MPIDI_PME_init_local(int *tag_bits);
-int MPIDI_PME_init_world(void);
-int MPIDI_PME_post_init(void);
-int MPIDI_PME_mpi_finalize_hook(void);
+/* internal functions (entry points: pme_noinline.h) */
 int MPIDI_PME_peer_slot(uint32_t peer);
 int MPIDI_PME_error_from_status(int status, int rank, const char *what);
-
-/* am.c */
-int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
-                          MPI_Aint am_hdr_sz, int src_vci, int dst_vci);
-int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
-                       MPI_Aint am_hdr_sz, const void *data, MPI_Aint count,
-                       MPI_Datatype datatype, int src_vci, int dst_vci, MPIR_Request * sreq);
-int MPIDI_PME_am_send_hdr_reply(MPIR_Comm * comm, int src_rank, int handler_id,
-                                const void *am_hdr, MPI_Aint am_hdr_sz, int src_vci,
-                                int dst_vci);
-int MPIDI_PME_am_isend_reply(MPIR_Comm * comm, int src_rank, int handler_id,
-                             const void *am_hdr, MPI_Aint am_hdr_sz, const void *data,
-                             MPI_Aint count, MPI_Datatype datatype, int src_vci, int dst_vci,
-                             MPIR_Request * sreq);
-MPIDIG_recv_data_copy_cb MPIDI_PME_am_get_data_copy_cb(uint32_t attr);
-MPI_Aint MPIDI_PME_am_hdr_max_sz(void);
-MPI_Aint MPIDI_PME_am_eager_limit(void);
-MPI_Aint MPIDI_PME_am_eager_buf_limit(void);
-bool MPIDI_PME_am_check_eager(MPI_Aint am_hdr_sz, MPI_Aint data_sz, const void *data,
-                              MPI_Aint count, MPI_Datatype datatype, MPIR_Request * sreq);
-void MPIDI_PME_am_request_init(MPIR_Request * req);
-void MPIDI_PME_am_request_finalize(MPIR_Request * req);
 int MPIDI_PME_send_raw(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
                        const void *data, size_t data_len);
 int MPIDI_PME_sendq_drain(void);
+void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno);
 int MPIDI_PME_handle_msg(struct pme_event *ev);
 int MPIDI_PME_handle_rts(struct pme_event *ev);
 int MPIDI_PME_handle_send_done(struct pme_event *ev);
 int MPIDI_PME_handle_recv_done(struct pme_event *ev);
-void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno);
-
-/* progress.c */
-int MPIDI_PME_progress(int vci, int blocking);
-
-/* spawn.c */
-int MPIDI_PME_get_local_upids(MPIR_Comm * comm, int **local_upid_size, char **local_upids);
-int MPIDI_PME_upids_to_gpids(int size, int *remote_upid_size, char *remote_upids,
-                             uint64_t * remote_gpids);
-int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int size,
-                           int timeout);
-int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
 int MPIDI_PME_dynproc_deliver(const MPIDI_PME_wire_hdr_t * wh, const void *data, size_t len);
-
-/* pvars.c */
 void MPIDI_PME_pvars_init(void);
 
 #endif /* PME_IMPL_H_INCLUDED */

@@ -1,0 +1,30 @@
+##
+## ch4:pme - MPI over PME's raw-Ethernet transport.
+##
+## The netmod's sources compile into libmpi; the transport itself (pme_core) is a
+## separate static PIC library, libpmecore.a, built by PME's own autotools and linked
+## into libmpi (see subconfigure.m4 and maint/build-mpich in the PME tree).
+##
+
+if BUILD_CH4_NETMOD_PME
+
+noinst_HEADERS += src/mpid/ch4/netmod/pme/pme_pre.h \
+                  src/mpid/ch4/netmod/pme/pme_impl.h \
+                  src/mpid/ch4/netmod/pme/pme_noinline.h \
+                  src/mpid/ch4/netmod/pme/netmod_inline.h
+
+mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
+                    src/mpid/ch4/netmod/pme/init.c \
+                    src/mpid/ch4/netmod/pme/am.c \
+                    src/mpid/ch4/netmod/pme/progress.c \
+                    src/mpid/ch4/netmod/pme/spawn.c \
+                    src/mpid/ch4/netmod/pme/pvars.c \
+                    src/mpid/ch4/netmod/pme/misc.c
+
+errnames_txt_files += src/mpid/ch4/netmod/pme/errnames.txt
+
+# libpmecore.a: linked into libmpi, and a dependency of it, so that a change in
+# pme_core relinks libmpi.
+pmpi_convenience_libs += @pme_core_lib@
+
+endif

@@ -1,0 +1,68 @@
+/*
+ * ch4:pme - the netmod's entry points, as ch4's function table sees them. Depends on
+ * MPICH's types only (not on pme.h).
+ */
+#ifndef PME_NOINLINE_H_INCLUDED
+#define PME_NOINLINE_H_INCLUDED
+
+#include "mpidimpl.h"
+
+/* init.c */
+int MPIDI_PME_init_local(int *tag_bits);
+int MPIDI_PME_init_world(void);
+int MPIDI_PME_post_init(void);
+int MPIDI_PME_mpi_finalize_hook(void);
+
+/* progress.c */
+int MPIDI_PME_progress(int vci, int blocking);
+
+/* am.c */
+int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                          MPI_Aint am_hdr_sz, int src_vci, int dst_vci);
+int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
+                       MPI_Aint am_hdr_sz, const void *data, MPI_Aint count,
+                       MPI_Datatype datatype, int src_vci, int dst_vci, MPIR_Request * sreq);
+int MPIDI_PME_am_send_hdr_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                                const void *am_hdr, MPI_Aint am_hdr_sz, int src_vci,
+                                int dst_vci);
+int MPIDI_PME_am_isend_reply(MPIR_Comm * comm, int src_rank, int handler_id,
+                             const void *am_hdr, MPI_Aint am_hdr_sz, const void *data,
+                             MPI_Aint count, MPI_Datatype datatype, int src_vci, int dst_vci,
+                             MPIR_Request * sreq);
+MPIDIG_recv_data_copy_cb MPIDI_PME_am_get_data_copy_cb(uint32_t attr);
+MPI_Aint MPIDI_PME_am_hdr_max_sz(void);
+MPI_Aint MPIDI_PME_am_eager_limit(void);
+MPI_Aint MPIDI_PME_am_eager_buf_limit(void);
+bool MPIDI_PME_am_check_eager(MPI_Aint am_hdr_sz, MPI_Aint data_sz, const void *data,
+                              MPI_Aint count, MPI_Datatype datatype, MPIR_Request * sreq);
+void MPIDI_PME_am_request_init(MPIR_Request * req);
+void MPIDI_PME_am_request_finalize(MPIR_Request * req);
+
+/* spawn.c */
+int MPIDI_PME_get_local_upids(MPIR_Comm * comm, int **local_upid_size, char **local_upids);
+int MPIDI_PME_upids_to_gpids(int size, int *remote_upid_size, char *remote_upids,
+                             uint64_t * remote_gpids);
+int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int size,
+                           int timeout);
+int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
+
+/* misc.c */
+int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
+int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm);
+int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm);
+int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm);
+int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote);
+int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm);
+int MPIDI_PME_win_hook(MPIR_Win * win);
+int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size);
+int MPIDI_PME_win_detach_hook(MPIR_Win * win, const void *base);
+int MPIDI_PME_type_hook(MPIR_Datatype * dt);
+int MPIDI_PME_op_hook(MPIR_Op * op);
+int MPIDI_PME_mpi_psend_init(const void *buf, int partitions, MPI_Aint count,
+                             MPI_Datatype datatype, int dest, int tag, MPIR_Comm * comm,
+                             MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request);
+int MPIDI_PME_mpi_precv_init(void *buf, int partitions, MPI_Aint count,
+                             MPI_Datatype datatype, int source, int tag, MPIR_Comm * comm,
+                             MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request);
+
+#endif /* PME_NOINLINE_H_INCLUDED */

@@ -1,0 +1,102 @@
+/*
+ * ch4:pme - progress: drive pme_core, hand its events to MPIDIG, and wait politely.
+ *
+ * ch4 calls this hook in its progress loop together with shared memory, so it must
+ * never block for long. When a pass finds nothing, pme_ep_idle decides: return at
+ * once while every runnable process has a core (polling is fastest), otherwise yield
+ * the core, and after PME_SPIN_US without traffic sleep on the device for at most
+ * MPIR_CVAR_CH4_PME_MAX_SLEEP_US so that oversubscribed nodes make progress.
+ */
+#include "mpidimpl.h"
+#include "pme_impl.h"
+
+static int peer_failed(const struct pme_event *ev)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int rank = -1;
+    if (ev->peer < g->npeers_alloc) {
+        MPIDI_PME_peer_t *p = &g->peers[ev->peer];
+        if (p->failed)
+            return MPI_SUCCESS;
+        p->failed = 1;
+        p->fail_status = ev->status;
+        rank = p->world_rank;
+    }
+    int mpi_errno = MPIDI_PME_error_from_status(ev->status, rank, "communication");
+    MPIDI_PME_fail_sendq_peer(ev->peer, mpi_errno);
+    /* Report it from this progress call: whatever MPI call is waiting returns the
+     * error (the peer's pending rendezvous transfers fail with their own events). */
+    if (g->pending_errno == MPI_SUCCESS)
+        g->pending_errno = mpi_errno;
+    return MPI_SUCCESS;
+}
+
+int MPIDI_PME_progress(int vci, int blocking)
+{
+    MPIDI_PME_global_t *g = &MPIDI_PME_global;
+    int mpi_errno = MPI_SUCCESS;
+    struct pme_event ev;
+    int n = 0;
+
+    if (!g->ep)
+        return MPI_SUCCESS;
+
+    if (g->sendq_head) {
+        mpi_errno = MPIDI_PME_sendq_drain();
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    pme_progress(g->ep);
+    while (pme_next_event(g->ep, &ev)) {
+        int rc = MPI_SUCCESS;
+        n++;
+        switch (ev.type) {
+            case PME_EV_MSG:
+                rc = MPIDI_PME_handle_msg(&ev);
+                break;
+            case PME_EV_RTS:
+                rc = MPIDI_PME_handle_rts(&ev);
+                break;
+            case PME_EV_SEND_DONE:
+                rc = MPIDI_PME_handle_send_done(&ev);
+                break;
+            case PME_EV_RECV_DONE:
+                rc = MPIDI_PME_handle_recv_done(&ev);
+                break;
+            case PME_EV_PEER_FAILED:
+                rc = peer_failed(&ev);
+                break;
+            default:
+                break;
+        }
+        if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS)
+            mpi_errno = rc;
+    }
+
+    if (g->sendq_head) {
+        int rc = MPIDI_PME_sendq_drain();
+        if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS)
+            mpi_errno = rc;
+    }
+    if (g->pending_errno != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
+        mpi_errno = g->pending_errno;
+        g->pending_errno = MPI_SUCCESS;
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+
+    /* Idle accounting: our own events, queued sends, or any request freed by the
+     * progress engine (shared memory traffic) count as activity. */
+    int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(vci).progress_count);
+    uint64_t now = MPIDI_PME_now_ns();
+    if (n || g->sendq_head || count != g->last_progress_count || !g->idle_since_ns) {
+        g->idle_since_ns = now;
+        g->last_progress_count = count;
+    } else {
+        pme_ep_idle(g->ep, (now - g->idle_since_ns) / 1000, g->max_sleep_us);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

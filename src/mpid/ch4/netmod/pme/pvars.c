@@ -1,0 +1,59 @@
+/*
+ * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
+ * CH4_PME), so that a program or a tool can see what the transport carried:
+ * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
+ * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs.
+ */
+#include "mpidimpl.h"
+#include "pme_impl.h"
+
+#include <stddef.h>
+
+struct pvar_def {
+    const char *name;
+    size_t offset;
+    const char *desc;
+};
+
+static const struct pvar_def pvar_defs[] = {
+    {"pme_tx_msgs", offsetof(struct pme_counters, tx_msgs), "Messages sent over PME"},
+    {"pme_rx_msgs", offsetof(struct pme_counters, rx_msgs), "Messages received over PME"},
+    {"pme_tx_bytes", offsetof(struct pme_counters, tx_bytes), "Bytes of frames sent by PME"},
+    {"pme_rx_bytes", offsetof(struct pme_counters, rx_bytes),
+     "Bytes of frames received by PME"},
+    {"pme_tx_frames", offsetof(struct pme_counters, tx_frames), "Ethernet frames sent by PME"},
+    {"pme_rx_frames", offsetof(struct pme_counters, rx_frames),
+     "Ethernet frames received by PME"},
+    {"pme_retransmits", offsetof(struct pme_counters, retransmits),
+     "Frames PME sent again after a loss"},
+    {"pme_rndv_sends", offsetof(struct pme_counters, tx_rndv),
+     "Messages sent by PME's zero-copy rendezvous"},
+    {"pme_rndv_recvs", offsetof(struct pme_counters, rx_rndv),
+     "Messages received by PME's zero-copy rendezvous"},
+};
+
+static void get_counter(void *addr, void *obj_handle, int count, void *buf)
+{
+    const struct pvar_def *def = addr;
+    struct pme_counters c;
+    memset(&c, 0, sizeof(c));
+    if (MPIDI_PME_global.ep)
+        pme_ep_counters(MPIDI_PME_global.ep, &c);
+    uint64_t v;
+    memcpy(&v, (char *) &c + def->offset, sizeof(v));
+    *(unsigned long long *) buf = (unsigned long long) v;
+}
+
+void MPIDI_PME_pvars_init(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    for (size_t i = 0; i < sizeof(pvar_defs) / sizeof(pvar_defs[0]); i++)
+        MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,
+                                  pvar_defs[i].name, (void *) &pvar_defs[i], 1,
+                                  MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                                  MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS,
+                                  get_counter, NULL, "CH4_PME", pvar_defs[i].desc);
+}

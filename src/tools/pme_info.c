@@ -1,0 +1,207 @@
+/*
+ * pme_info - what PME can use here and what its endpoints are doing.
+ *
+ *   pme_info                 interfaces usable by PME, and the endpoints running now
+ *   pme_info -c [-p PID]     counters of running endpoints (every field, non-zero ones)
+ *   pme_info -c --peers      and per peer
+ *   pme_info --clean         remove counter files left by processes that died
+ *
+ * Endpoints publish their counters in /dev/shm/pme.<netns>.<interface>.<id> and hold a
+ * lock on that file while they live; a file nobody locks is a leftover.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counters_shm.h"
+#include "crc32c.h"
+#include "pme.h"
+#include "pme_wire.h"
+
+static int iface_mtu(const char *name)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+    int mtu = (s >= 0 && ioctl(s, SIOCGIFMTU, &ifr) == 0) ? ifr.ifr_mtu : -1;
+    if (s >= 0)
+        close(s);
+    return mtu;
+}
+
+static void list_interfaces(void)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) < 0) {
+        perror("pme_info: getifaddrs");
+        return;
+    }
+    printf("Interfaces PME can use (Ethernet, EtherType 0x%04X by default):\n",
+           PME_ETHERTYPE_DEFAULT);
+    printf("  %-16s %-17s %6s  %s\n", "NAME", "MAC", "MTU", "STATE");
+    int n = 0;
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_PACKET)
+            continue;
+        struct sockaddr_ll *ll = (struct sockaddr_ll *)i->ifa_addr;
+        if (ll->sll_hatype != ARPHRD_ETHER || ll->sll_halen != 6)
+            continue;
+        const unsigned char *m = ll->sll_addr;
+        printf("  %-16s %02x:%02x:%02x:%02x:%02x:%02x %6d  %s%s\n", i->ifa_name, m[0], m[1], m[2],
+               m[3], m[4], m[5], iface_mtu(i->ifa_name), (i->ifa_flags & IFF_UP) ? "up" : "DOWN",
+               (i->ifa_flags & IFF_RUNNING) ? "" : " (no carrier)");
+        n++;
+    }
+    if (!n)
+        printf("  (none: PME needs an Ethernet interface)\n");
+    freeifaddrs(ifs);
+}
+
+struct endpoint {
+    char path[300];
+    const struct pme_counters_shm *h;
+    size_t size;
+    int live;
+};
+
+/* Map a counter file read-only; live tells whether a process still holds its lock. */
+static int open_endpoint(const char *path, struct endpoint *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    e->live = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct pme_counters_shm)) {
+        close(fd);
+        e->h = NULL;
+        return 0;
+    }
+    e->size = (size_t)st.st_size;
+    void *m = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    e->h = m == MAP_FAILED ? NULL : m;
+    if (e->h && e->h->magic != PME_SHM_MAGIC) {
+        munmap((void *)e->h, e->size);
+        e->h = NULL;
+    }
+    snprintf(e->path, sizeof(e->path), "%s", path);
+    return 0;
+}
+
+static void print_counters(const struct pme_counters *c, const char *indent)
+{
+    int col = 0;
+#define SHOW(name)                                                                   \
+    if (c->name) {                                                                   \
+        printf("%s%-18s %12llu", col % 3 ? "  " : indent, #name,                     \
+               (unsigned long long)c->name);                                        \
+        if (++col % 3 == 0)                                                          \
+            printf("\n");                                                            \
+    }
+    PME_COUNTER_NAMES(SHOW)
+#undef SHOW
+    if (col % 3)
+        printf("\n");
+    if (!col)
+        printf("%s(all counters zero)\n", indent);
+}
+
+static void print_peer(const struct pme_shm_peer *p)
+{
+    printf("    peer %02x:%02x:%02x:%02x:%02x:%02x/%u:", p->mac[0], p->mac[1], p->mac[2],
+           p->mac[3], p->mac[4], p->mac[5], p->ep_id);
+#define SHOWP(name)                                                                  \
+    if (p->c.name)                                                                   \
+        printf(" %s=%llu", #name, (unsigned long long)p->c.name);
+    PME_PEER_COUNTER_NAMES(SHOWP)
+#undef SHOWP
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    int counters = 0, peers = 0, clean = 0;
+    long pid = 0;
+    static const struct option lo[] = {{"counters", 0, 0, 'c'}, {"peers", 0, 0, 'P'},
+                                       {"pid", 1, 0, 'p'},      {"clean", 0, 0, 'C'},
+                                       {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "cp:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'c': counters = 1; break;
+        case 'P': peers = counters = 1; break;
+        case 'p': pid = strtol(optarg, NULL, 10); break;
+        case 'C': clean = 1; break;
+        default:
+            fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p PID] [--clean]\n");
+            return 2;
+        }
+    }
+    if (!counters && !clean) {
+        printf("PME %s, wire version %d, CRC32C in %s\n", PME_VERSION_STRING, PME_WIRE_VERSION,
+               pme_crc32c_hw() ? "hardware (SSE4.2)" : "software");
+        list_interfaces();
+        printf("\n");
+    }
+    DIR *d = opendir(PME_SHM_DIR);
+    if (!d) {
+        perror("pme_info: " PME_SHM_DIR);
+        return 1;
+    }
+    int shown = 0, stale = 0;
+    struct dirent *de;
+    if (!clean)
+        printf("Endpoints running:\n");
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, PME_SHM_PREFIX, strlen(PME_SHM_PREFIX)))
+            continue;
+        char path[300];
+        snprintf(path, sizeof(path), "%s/%s", PME_SHM_DIR, de->d_name);
+        struct endpoint e;
+        if (open_endpoint(path, &e) < 0)
+            continue;
+        if (!e.live) {
+            stale++;
+            if (clean && unlink(path) == 0)
+                printf("removed %s (its process is gone)\n", path);
+        } else if (!clean && e.h && (!pid || e.h->pid == pid)) {
+            const struct pme_counters_shm *h = e.h;
+            printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
+                   "peers %u  pool %llu/%llu used, %llu reserved\n",
+                   h->pid, h->device, h->ifname, h->ep_id, h->mac[0], h->mac[1], h->mac[2],
+                   h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
+                   (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
+                   (unsigned long long)h->rx_reserved);
+            if (counters)
+                print_counters(&h->ep, "    ");
+            if (peers)
+                for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
+                    print_peer(&h->peers[i]);
+            shown++;
+        }
+        if (e.h)
+            munmap((void *)e.h, e.size);
+    }
+    closedir(d);
+    if (!clean && !shown)
+        printf("  (none)\n");
+    if (!clean && stale)
+        printf("%d counter file(s) of dead processes: pme_info --clean removes them\n", stale);
+    return 0;
+}

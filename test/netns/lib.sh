@@ -1,0 +1,90 @@
+# lib.sh - helpers for the root-only tests that run PME between network namespaces.
+# Sourced by test/netns/t-*.sh. Each test gets its own namespaces (a unique prefix) and
+# removes them on exit.
+
+need_root() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "needs root (network namespaces and raw frames)"
+        exit 77
+    fi
+}
+
+need_tool() {
+    PME_PERF=${builddir:-.}/src/tools/pme_perf
+    if [ ! -x "$PME_PERF" ]; then
+        echo "FAIL: $PME_PERF not built"
+        exit 1
+    fi
+}
+
+# pair NAME MTU: namespaces ${NAME}a and ${NAME}b joined by veth ${NAME}va <-> ${NAME}vb
+pair() {
+    local n=$1 mtu=$2
+    PAIR=$n
+    trap 'pair_down' EXIT
+    ip netns add "${n}a"
+    ip netns add "${n}b"
+    ip link add "${n}va" type veth peer name "${n}vb"
+    ip link set "${n}va" netns "${n}a"
+    ip link set "${n}vb" netns "${n}b"
+    for s in a b; do
+        ip -n "${n}$s" link set lo up
+        ip -n "${n}$s" link set "${n}v$s" mtu "$mtu" up
+    done
+}
+
+pair_down() {
+    if [ -n "${SERVER_PID:-}" ]; then
+        kill "$SERVER_PID" 2>/dev/null
+        echo "--- server log:"
+        cat "$WORK/server.log" 2>/dev/null
+    fi
+    ip netns del "${PAIR}a" 2>/dev/null
+    ip netns del "${PAIR}b" 2>/dev/null
+    [ -n "${WORK:-}" ] && rm -rf "$WORK"
+    return 0
+}
+
+# loss NS IFACE PERCENT: drop PERCENT% of frames arriving on IFACE (nftables, netdev)
+loss() {
+    local ns=$1 ifc=$2 pct=$3
+    command -v nft >/dev/null || { echo "FAIL: nftables (nft) is not installed"; exit 1; }
+    local per100k
+    per100k=$(awk -v p="$pct" 'BEGIN { printf "%d", p * 1000 }')
+    ip netns exec "$ns" nft -f - <<NFT
+table netdev pmeloss {
+    chain ingress {
+        type filter hook ingress device "$ifc" priority 0; policy accept;
+        numgen random mod 100000 < $per100k counter drop
+    }
+}
+NFT
+}
+
+# start_server NS IFACE ARGS...: runs pme_perf server in NS; sets SERVER_ADDR
+start_server() {
+    local ns=$1 ifc=$2
+    shift 2
+    WORK=${WORK:-$(mktemp -d)}
+    rm -f "$WORK/addr"
+    ip netns exec "$ns" "$PME_PERF" server -i "$ifc" --addr-file "$WORK/addr" "$@" \
+        >"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        [ -s "$WORK/addr" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log"; echo "FAIL: server died"; exit 1; }
+        sleep 0.05
+    done
+    SERVER_ADDR=$(cat "$WORK/addr")
+}
+
+wait_server() {
+    local rc=0
+    wait "$SERVER_PID" || rc=$?
+    SERVER_PID=
+    if [ $rc != 0 ]; then
+        cat "$WORK/server.log"
+        echo "FAIL: server exited with $rc"
+        exit 1
+    fi
+}
