@@ -57,7 +57,11 @@ static unsigned count_cores(void)
 
 void pme_wait_init(struct pme_ep *ep)
 {
-    ep->ncores = count_cores();
+    /* Loading the topology takes milliseconds: once per process is enough. */
+    static unsigned cores;
+    if (!cores)
+        cores = count_cores();
+    ep->ncores = cores;
 }
 
 /* Runnable tasks on the machine now (the 4th field of /proc/loadavg, "R/total"). */
