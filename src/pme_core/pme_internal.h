@@ -134,7 +134,11 @@ struct pme_peer {
     uint32_t credit_limit, credit_used, credit_grant;
     struct pme_txmsg *q_head, *q_tail, *cur;
     uint32_t cur_frame;
-    uint32_t rto_us;
+    uint32_t rto_us;        /* current timeout, doubled by each expiry */
+    uint32_t srtt_us, rttvar_us; /* smoothed round trip and its variation (0: none yet) */
+    uint32_t rtt_seq;       /* the frame being timed, if rtt_timing */
+    bool rtt_timing;
+    uint64_t rtt_sent_ns;
     uint64_t rto_deadline;
     uint64_t last_rx_ns;
     uint32_t hello_tries;
@@ -267,6 +271,8 @@ void pme_evq_free(struct pme_evq *q);
 void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx);
 void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx);
 void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
+uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p);
+void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns);
 void pme_timers_run(struct pme_ep *ep);
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);
 void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx);

@@ -12,6 +12,7 @@
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
 #define KEEPALIVE_MAX_NS 1000000000ull
+#define RTO_CEILING_US 1000000u  /* the measured part never sets more than a second */
 
 static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
 {
@@ -40,6 +41,33 @@ void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx)
     /* Long enough for a reply to carry the ACK, short against the sender's timer. */
     p->ack_deadline = ep->now + (uint64_t)ep->cfg.rto_us * 250u;
     track(ep, idx, p->ack_deadline);
+}
+
+/* The retransmission timeout before backoff: the configured minimum, or the measured
+ * round trip plus four times its variation when that is longer (as TCP does), so a
+ * loaded node whose peers answer late is not flooded with spurious retransmissions. */
+uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    uint64_t rto = (uint64_t)p->srtt_us + 4ull * p->rttvar_us;
+    if (rto < ep->cfg.rto_us)
+        rto = ep->cfg.rto_us;
+    return rto > RTO_CEILING_US ? RTO_CEILING_US : (uint32_t)rto;
+}
+
+void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns)
+{
+    (void)ep;
+    uint32_t rtt = (uint32_t)(rtt_ns / 1000u);
+    if (!p->srtt_us) {
+        p->srtt_us = rtt ? rtt : 1;
+        p->rttvar_us = rtt / 2;
+        return;
+    }
+    uint32_t dev = rtt > p->srtt_us ? rtt - p->srtt_us : p->srtt_us - rtt;
+    p->rttvar_us = p->rttvar_us - p->rttvar_us / 4 + dev / 4;
+    p->srtt_us = p->srtt_us - p->srtt_us / 8 + rtt / 8;
+    if (!p->srtt_us)
+        p->srtt_us = 1;
 }
 
 static uint64_t keepalive_ns(const struct pme_ep *ep)
@@ -116,7 +144,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     if (owed) {
         ep->ctr->rto_fired++;
         p->ctr->rto_fired++;
-        if (p->rto_us < ep->cfg.rto_us * RTO_MAX_FACTOR)
+        if (p->rto_us < pme_rto_base(ep, p) * RTO_MAX_FACTOR)
             p->rto_us *= 2;
     }
     if (p->tx_state == TX_HELLO) {
@@ -225,6 +253,8 @@ void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
     p->fail_status = 0;
     p->rx_open = false;
     p->rto_us = ep->cfg.rto_us;
+    p->srtt_us = p->rttvar_us = 0;
+    p->rtt_timing = false;
     p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
     p->credit_limit = p->credit_used = p->credit_grant = 0;
     p->rndv_in = p->rndv_out = 0;

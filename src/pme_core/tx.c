@@ -397,6 +397,11 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
         if (pme_seq_before(p->snd_nxt, p->snd_max)) {
             ep->ctr->retransmits++;
             p->ctr->retransmits++;
+            p->rtt_timing = false; /* Karn: an ACK after a resend times nothing */
+        } else if (!p->rtt_timing) {
+            p->rtt_timing = true;
+            p->rtt_seq = p->snd_nxt;
+            p->rtt_sent_ns = ep->now;
         }
         ep->nbatch++;
         p->snd_nxt++;
@@ -455,6 +460,10 @@ void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
     if (!pme_seq_after(una, p->snd_una) || pme_seq_after(una, p->snd_max))
         return;
     p->snd_una = una;
+    if (p->rtt_timing && pme_seq_after(una, p->rtt_seq)) {
+        p->rtt_timing = false;
+        pme_rtt_sample(ep, p, ep->now - p->rtt_sent_ns);
+    }
     while (p->q_head && p->q_head->started &&
            !pme_seq_after(p->q_head->first_seq + p->q_head->nframes, una)) {
         struct pme_txmsg *m = p->q_head;
@@ -472,7 +481,7 @@ void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
     if (p->cur)
         pme_peer_mark_dirty(ep, idx); /* the window opened: send more after this batch */
     /* Progress: the backoff starts over and the timer restarts from now. */
-    p->rto_us = ep->cfg.rto_us;
+    p->rto_us = pme_rto_base(ep, p);
     p->rto_deadline = 0;
     pme_timer_rearm(ep, idx);
 }

@@ -63,11 +63,11 @@ static uint8_t pattern(uint64_t i, uint32_t seq)
     return (uint8_t)((i * 131u) ^ (i >> 9) ^ seq);
 }
 
-/* Receive one whole message (eager or rendezvous); returns its header. */
+/* Receive one whole message (eager or rendezvous); returns its header. Offers are
+ * accepted into rbuf as they come (several may be in flight when streaming); each
+ * carries a copy of its header to its RECV_DONE. */
 static struct msg_hdr recv_msg(size_t *len)
 {
-    static struct msg_hdr pending;
-    static int have_pending;
     struct pme_event ev;
     for (;;) {
         while (!pme_next_event(ep, &ev))
@@ -91,12 +91,12 @@ static struct msg_hdr recv_msg(size_t *len)
             return h;
         }
         if (ev.type == PME_EV_RTS) {
-            memcpy(&pending, ev.hdr, sizeof(pending));
-            have_pending = 1;
-            if (ev.total > max_size)
+            struct msg_hdr *h = malloc(sizeof(*h));
+            if (!h || ev.total > max_size)
                 die("offer larger than the largest size", PME_ERR_INVAL);
+            memcpy(h, ev.hdr, sizeof(*h));
             struct iovec iov = {rbuf, ev.total};
-            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, NULL);
+            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, h);
             if (rc)
                 die("accept", rc);
             continue;
@@ -104,12 +104,11 @@ static struct msg_hdr recv_msg(size_t *len)
         if (ev.type == PME_EV_RECV_DONE) {
             if (ev.status)
                 die("receive", ev.status);
-            if (!have_pending)
-                die("receive without an offer", PME_ERR_INVAL);
-            have_pending = 0;
+            struct msg_hdr h = *(struct msg_hdr *)ev.ctx;
+            free(ev.ctx);
             *len = ev.data_len;
             peer = ev.peer;
-            return pending;
+            return h;
         }
     }
 }

@@ -51,10 +51,12 @@ AM_COND_IF([BUILD_CH4_NETMOD_PME],[
     pme_core_lib="$with_pme_core_lib"
     AC_SUBST([pme_core_lib])
 
-    dnl pme_core's own dependencies: libpcap (raw frames) and hwloc (core count).
+    dnl pme_core's own dependencies: libpcap (raw frames) and hwloc (core count). They
+    dnl go into LIBS, which libtool puts after libpmecore.a on libmpi's link line: with
+    dnl --as-needed (GCC's default here) a library named before the archive that uses it
+    dnl would be dropped. Programs link libmpi.so only and need neither.
     AC_CHECK_HEADER([pcap.h], [], [AC_MSG_ERROR([ch4:pme needs libpcap: apt-get install libpcap-dev])])
-    PAC_LIBS_ADD([-lpcap])
-    PAC_LIBS_ADD([-lhwloc])
+    PAC_APPEND_FLAG([-lpcap -lhwloc], [LIBS])
 ])dnl end AM_COND_IF(BUILD_CH4_NETMOD_PME,...)
 ])dnl end _BODY
 
