@@ -74,6 +74,14 @@ static void test_crc32c(void)
             CHECK(c == a, "split at %zu of %zu", cut, len);
         }
     }
+    /* Every lane length of the hardware path, whole and with a remainder. */
+    static const size_t lens[] = {192, 193, 768, 3072, 3080, 9000, 12288, 12296, 65535};
+    uint8_t *big = malloc(65536 + 8);
+    pattern_fill(big, 65536 + 8, 7);
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+        CHECK(pme_crc32c(0, big + 1, lens[i]) == pme_crc32c_sw(0, big + 1, lens[i]),
+              "len %zu", lens[i]);
+    free(big);
     /* One flipped bit changes it. */
     uint32_t good = pme_crc32c(0, buf, 9000);
     buf[4321] ^= 8;

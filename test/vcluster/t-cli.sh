@@ -1,0 +1,131 @@
+#!/bin/bash
+# vcluster's command line: bad arguments fail with exit 2 and a message and make nothing;
+# a missing cluster gives exit 4; `up` is a no-op when nothing changed and rebuilds when
+# something did (or when the cluster was damaged); exec runs inside a node (its hostname,
+# by any of its names, or on all nodes); two clusters run side by side and come down
+# separately; `down` finishes a damaged or half-made cluster; `down --all` removes every
+# cluster of a state directory; options reach the kernel (MTU, rate, fractional loss).
+. "$(dirname "$0")/lib.sh"
+vc_init vtc
+
+# expect_exit CODE CMD...: CMD fails with exactly CODE and says why on stderr.
+expect_exit() {
+    local want=$1 rc=0 err
+    shift
+    err=$("$@" 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want ($err)"
+    [ -n "$err" ] || fail "'$*' exited $rc without a message"
+}
+
+for bad in "--topology torus:3x0" "--topology torus:1x4" "--topology torus:2x2 --nodes 5" \
+    "--topology torus:2x2x2x2" "--topology torus:AxB" "--topology mesh" "--topology switch" \
+    "--nodes 4 --topology switch --mtu 20" "--nodes 4 --topology switch --mtu 70000" \
+    "--nodes 4 --topology switch --loss 101" "--nodes 4 --topology switch --loss abc" \
+    "--nodes 4 --topology switch --loss 0.0001" "--nodes 4 --topology switch --rate fast" \
+    "--nodes 4 --topology switch --nics 9" "--topology ring:4 --nics 2" \
+    "--nodes 0 --topology switch" "--nodes 251 --topology switch" "--nodes 4 --topology switch --bogus" \
+    "--nodes 4 --topology switch --burst 100" "--nodes 4 --topology switch --net 300"; do
+    # shellcheck disable=SC2086 # split the argument list
+    expect_exit 2 "$VC" up --name "$NAME" $bad
+done
+expect_exit 2 "$VC" up --name Bad-Name --nodes 2 --topology switch
+expect_exit 2 "$VC" frobnicate
+[ ! -e "/run/vcluster/$NAME" ] || fail "a rejected up left state behind"
+expect_exit 4 "$VC" exec --name "$NAME" n0 true
+expect_exit 4 "$VC" status --name "$NAME"
+expect_exit 4 "$VC" describe --name "$NAME"
+"$VC" down --name "$NAME" >/dev/null || fail "down of a cluster that does not exist should succeed"
+say "ok: bad arguments exit 2 with a message, a missing cluster exits 4"
+
+# idempotent up
+vc_up "$NAME" --topology ring:2 >/dev/null
+id1=$(stat -L -c %i "/run/netns/$NAME-n0")
+out=$("$VC" up --name "$NAME" --topology ring:2) || fail "second up failed"
+grep -q "nothing to do" <<<"$out" || fail "identical up did not say it did nothing: $out"
+[ "$(stat -L -c %i "/run/netns/$NAME-n0")" = "$id1" ] || fail "identical up rebuilt the cluster"
+out=$("$VC" up --name "$NAME" --topology ring:2 --mtu 9000) || fail "up with a new MTU failed"
+grep -q "rebuilding" <<<"$out" || fail "changed up did not say it rebuilds: $out"
+[ "$(ip -n "$NAME-n1" -o link show xm | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "MTU 9000 not applied"
+[ "$(jq .mtu "/run/vcluster/$NAME/cluster.json")" = 9000 ] || fail "MTU 9000 not described"
+say "ok: identical up is a no-op, a changed one rebuilds"
+
+# exec, by every spelling of a node
+for spec in "$NAME-n1" n1 1; do
+    [ "$(vc_in "$NAME" "$spec" hostname)" = "$NAME-n1" ] || fail "exec $spec does not run on $NAME-n1"
+done
+[ "$(vc_in "$NAME" n1 cat /proc/sys/kernel/hostname)" = "$NAME-n1" ] || fail "UTS namespace not entered"
+expect_exit 2 "$VC" exec --name "$NAME" n7 true
+out=$("$VC" exec --name "$NAME" all hostname)
+[ "$out" = "$NAME-n0: $NAME-n0
+$NAME-n1: $NAME-n1" ] || fail "exec all: $out"
+rc=0; vc_in "$NAME" n0 sh -c 'exit 3' || rc=$?
+[ "$rc" = 3 ] || fail "exec did not pass the command's exit status through (got $rc)"
+say "ok: exec by name, short name and index; exec all; exit status passed through"
+
+# describe
+[ "$("$VC" describe --name "$NAME" --path)" = "/run/vcluster/$NAME/cluster.json" ] || fail "describe --path"
+"$VC" describe --name "$NAME" | jq -e '.schema == "vcluster/1" and .topology == "ring" and (.nodes | length) == 2' >/dev/null ||
+    fail "describe does not print the description"
+[ "$("$VC" describe --name "$NAME" --tsv | grep -c '^iface')" = 4 ] || fail "describe --tsv"
+
+# options reach the kernel
+vc_up "$NAME" --nodes 2 --topology switch --nics 2 --mtu 9000 --rate 10gbit --loss 0.1 >/dev/null
+[ "$(ip -n "$NAME-sw" -o link show r1 | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "rail bridge MTU"
+qd=$(tc -n "$NAME-n0" qdisc show dev eth1)
+grep -q 'rate 10Gbit' <<<"$qd" || fail "no 10Gbit tbf on eth1: $qd"
+qd=$(tc -n "$NAME-sw" qdisc show dev n1r0)
+grep -q 'rate 10Gbit' <<<"$qd" || fail "no 10Gbit tbf on the switch port: $qd"
+rules=$(vc_in "$NAME" n1 nft list table netdev vcluster)
+grep -q 'numgen random mod 100000 < 100 ' <<<"$rules" || fail "--loss 0.1 rule: $rules"
+[ "$(grep -c 'hook ingress device' <<<"$rules")" = 2 ] || fail "loss rule not on both rails"
+say "ok: MTU 9000, 10gbit shaping on both ends, 0.1% loss on both rails"
+
+# two clusters side by side, brought up at once
+other=${NAME:0:7}b
+VC_CLUSTERS+=("$other")
+"$VC" up --name "$NAME" --topology torus:2x2 >"$TMPD/a" 2>&1 &
+pa=$!
+"$VC" up --name "$other" --topology torus:2x2 >"$TMPD/b" 2>&1 &
+pb=$!
+wait "$pa" || fail "concurrent up of $NAME failed: $(cat "$TMPD/a")"
+wait "$pb" || fail "concurrent up of $other failed: $(cat "$TMPD/b")"
+[ "$(jq -r .mgmt.subnet "/run/vcluster/$NAME/cluster.json")" != "$(jq -r .mgmt.subnet "/run/vcluster/$other/cluster.json")" ] ||
+    fail "two clusters share a management subnet"
+grep -q "^$other " <<<"$("$VC" list)" || fail "list does not show $other"
+vc_check_down "$NAME"
+grep -q "^cluster $other: up" <<<"$("$VC" status --name "$other")" || fail "down of $NAME damaged $other"
+vc_check_mgmt "$other"
+vc_check_down "$other"
+say "ok: two clusters side by side, each down alone"
+
+# a damaged cluster: status says so, up repairs it, down removes the rest
+vc_up "$NAME" --topology torus:2x2 >/dev/null
+ip netns del "$NAME-n1"
+ip link del "$NAME-mgmt"
+grep -q DAMAGED <<<"$("$VC" status --name "$NAME")" || fail "status does not report the damage"
+out=$("$VC" up --name "$NAME" --topology torus:2x2) || fail "up of a damaged cluster failed"
+grep -q "damaged" <<<"$out" || fail "up did not say it rebuilds a damaged cluster: $out"
+vc_check_frames "$NAME"
+ip netns del "$NAME-n2"
+vc_check_down "$NAME"
+
+# an up killed half-way
+"$VC" up --name "$NAME" --nodes 16 --topology torus:4x4 >/dev/null 2>&1 &
+pk=$!
+sleep 0.4
+kill -KILL "$pk" 2>/dev/null || true
+wait "$pk" 2>/dev/null || true
+vc_check_down "$NAME"
+say "ok: down finishes damaged and half-made clusters"
+
+# down --all, within a private state directory
+export VCLUSTER_RUNDIR=$TMPD/run
+vc_up "$NAME" --topology ring:2 >/dev/null
+vc_up "$other" --nodes 2 --topology switch >/dev/null
+[ "$("$VC" list | wc -l)" = 2 ] || fail "list in $VCLUSTER_RUNDIR"
+"$VC" down --all >/dev/null || fail "down --all failed"
+unset VCLUSTER_RUNDIR
+vc_assert_gone "$NAME"
+vc_assert_gone "$other"
+[ -z "$(ls -A "$TMPD/run" | grep -v '^\.lock$\|^hosts.bak$')" ] || fail "down --all left files in its state directory"
+say "ok: down --all"
