@@ -349,9 +349,9 @@ fail:
 
 static void free_sendreq(void *ptr, void *arg)
 {
-    (void)arg;
+    struct pme_ep *ep = arg;
     struct pme_sendreq *req = ptr;
-    free(req->owned);
+    pme_txmsg_free(ep, req->owned);
     free(req);
 }
 
@@ -380,10 +380,10 @@ void pme_ep_close(pme_ep_t *ep)
         struct pme_txmsg *m = p->q_head;
         while (m) {
             struct pme_txmsg *n = m->next;
-            free(m);
+            pme_txmsg_free(ep, m);
             m = n;
         }
-        free(p->asm_buf);
+        pme_cache_free(&ep->cache, p->asm_buf);
         p->asm_buf = NULL;
     }
     pme_slots_each(&ep->sendreqs, free_sendreq, ep);
@@ -392,12 +392,13 @@ void pme_ep_close(pme_ep_t *ep)
     struct pme_event ev;
     while (pme_next_event(ep, &ev))
         if (ev.type == PME_EV_MSG)
-            free(ev.priv_);
+            pme_cache_free(&ep->cache, ev.priv_);
     for (int i = 0; i < PME_TX_BATCH; i++)
         free(ep->bounce[i]);
     pme_slots_free(&ep->sendreqs);
     pme_slots_free(&ep->rndvs);
     pme_evq_free(&ep->evq);
+    pme_cache_destroy(&ep->cache);
     ep->dev->ops->close(ep->dev);
     pme_counters_close(ep);
     for (uint32_t c = 0; c < ep->nchunks; c++)

@@ -232,6 +232,11 @@ struct pme_counters {
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 int pme_peer_counters(pme_ep_t *ep, pme_peer_t peer, struct pme_counters *c);
 
+/* Diagnostics: print the protocol state of every peer with work (sequence numbers,
+ * window, credit, timers) to f, for bug reports. */
+#include <stdio.h>
+void pme_ep_dump(pme_ep_t *ep, FILE *f);
+
 /* Bytes of fixed state the endpoint keeps per peer (protocol state + counters). */
 size_t pme_peer_state_bytes(void);
 

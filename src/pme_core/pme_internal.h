@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "cache.h"
 #include "clock.h"
 #include "dev.h"
 #include "pme.h"
@@ -193,6 +194,7 @@ struct pme_ep {
 
     struct pme_evq evq;
     struct pme_slots sendreqs, rndvs;
+    struct pme_cache cache;     /* eager send copies and receive buffers */
 
     /* budgets */
     size_t rx_used, rx_reserved, tx_used;
@@ -230,6 +232,8 @@ int getrandom_u32(uint32_t *out);
 void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx);
 
 /* tx.c: the sending half of Go-Back-N */
+struct pme_txmsg *pme_txmsg_new(struct pme_ep *ep, int type, size_t data_bytes);
+void pme_txmsg_free(struct pme_ep *ep, struct pme_txmsg *m);
 void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx);
 void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack);
 void pme_tx_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq);

@@ -63,7 +63,7 @@ struct pme_rxbuf *pme_rxbuf_alloc(struct pme_ep *ep, pme_peer_t idx, uint32_t le
     }
     if (!on_credit && rx_free(ep) < cost)
         return NULL;
-    struct pme_rxbuf *b = malloc(sizeof(*b) + len);
+    struct pme_rxbuf *b = pme_cache_alloc(&ep->cache, sizeof(*b) + len);
     if (!b)
         return NULL;
     b->peer = idx;
@@ -91,6 +91,6 @@ void pme_rxbuf_free(struct pme_ep *ep, struct pme_rxbuf *b)
         ep->rx_reserved += b->cost;
         pme_peer_mark_dirty(ep, b->peer);
     }
-    free(b);
+    pme_cache_free(&ep->cache, b);
     pme_rx_send_go_if_room(ep);
 }

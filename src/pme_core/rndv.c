@@ -29,7 +29,7 @@ void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status
     }
     if (req->owned) {
         ep->tx_used -= req->owned_bytes;
-        free(req->owned);
+        pme_txmsg_free(ep, req->owned);
     }
     pme_slots_del(&ep->sendreqs, req->id);
     free(req);
@@ -54,13 +54,12 @@ void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_ct
         pme_sendreq_complete(ep, req, PME_OK);
         return;
     }
-    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RDATA, 0);
     if (!m) {
         pme_sendreq_complete(ep, req, PME_ERR_NOMEM);
         return;
     }
     req->state = SREQ_SENDING;
-    m->type = PME_T_RDATA;
     m->req = req;
     m->len = accepted;
     m->rndv_id = ntohl(cts->rndv_id);
@@ -129,10 +128,9 @@ static void rndv_done(struct pme_ep *ep, struct pme_rndv *r, int status)
 /* Queue the answer to an offer. */
 static int answer(struct pme_ep *ep, struct pme_rndv *r, uint64_t accepted, uint16_t aux)
 {
-    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_CTS, 0);
     if (!m)
         return PME_ERR_NOMEM;
-    m->type = PME_T_CTS;
     m->send_id = r->send_id;
     m->rndv_id = r->id;
     m->accepted = accepted;

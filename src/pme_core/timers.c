@@ -12,7 +12,7 @@
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
 #define KEEPALIVE_MAX_NS 1000000000ull
-#define RTO_CEILING_US 1000000u  /* the measured part never sets more than a second */
+#define RTO_CEILING_US 1000000u  /* no retransmission waits more than a second */
 
 static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
 {
@@ -114,10 +114,9 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
 /* Send a sequenced no-op: its ACK (or its absence) tells whether the peer lives. */
 static void keepalive(struct pme_ep *ep, pme_peer_t idx)
 {
-    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_NOP, 0);
     if (!m)
         return;
-    m->type = PME_T_NOP;
     pme_tx_enqueue(ep, idx, m);
     pme_tx_pump(ep, idx);
 }
@@ -146,6 +145,8 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         p->ctr->rto_fired++;
         if (p->rto_us < pme_rto_base(ep, p) * RTO_MAX_FACTOR)
             p->rto_us *= 2;
+        if (p->rto_us > RTO_CEILING_US)
+            p->rto_us = RTO_CEILING_US;
     }
     if (p->tx_state == TX_HELLO) {
         pme_tx_hello(ep, idx);
@@ -225,7 +226,7 @@ void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
             ep->tx_used -= m->total;
         else if (m->type == PME_T_RDATA)
             pme_sendreq_complete(ep, m->req, status);
-        free(m);
+        pme_txmsg_free(ep, m);
         m = next;
     }
     pme_rndv_fail_peer(ep, idx, status);
@@ -258,4 +259,35 @@ void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
     p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
     p->credit_limit = p->credit_used = p->credit_grant = 0;
     p->rndv_in = p->rndv_out = 0;
+}
+
+void pme_ep_dump(pme_ep_t *ep, FILE *f)
+{
+    static const char *const states[] = {"new", "hello", "open", "failed"};
+    uint64_t now = pme_now_ns();
+    fprintf(f, "endpoint %u: %u peers, pool %zu used %zu reserved of %zu, send pool %zu, "
+            "events %u, next timer in %lld us%s\n",
+            ep->ep_id, ep->npeers, ep->rx_used, ep->rx_reserved, ep->cfg.rx_pool_bytes,
+            ep->tx_used, ep->evq.tail - ep->evq.head,
+            ep->next_timer_ns ? (long long)(ep->next_timer_ns - now) / 1000 : -1LL,
+            ep->tx_blocked ? ", device full" : "");
+    for (uint32_t i = 0; i < ep->npeers; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        if (!p->q_head && !p->rndv_in && !p->rndv_out && !p->rto_deadline && !p->ack_deadline &&
+            p->tx_state != TX_FAILED)
+            continue;
+        fprintf(f, "  peer %u %02x:%02x:%02x:%02x:%02x:%02x/%u %s: send una %u nxt +%u max +%u "
+                "%s%s%s credit %lld/%u, rto %u us (srtt %u var %u) in %lld us%s; "
+                "recv %s nxt %u unacked %u%s%s, rndv in %u out %u\n",
+                i, p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5], p->ep_id,
+                states[p->tx_state], p->snd_una, p->snd_nxt - p->snd_una,
+                p->snd_max - p->snd_una, p->cur ? "queued " : "", p->stopped ? "STOPPED " : "",
+                p->credit_stalled ? "credit-stalled " : "",
+                (long long)pme_credit_room(p->credit_limit, p->credit_used), p->credit_grant,
+                p->rto_us, p->srtt_us, p->rttvar_us,
+                p->rto_deadline ? (long long)(p->rto_deadline - now) / 1000 : -1LL,
+                p->keepalive_armed ? " (keepalive)" : "", p->rx_open ? "open" : "closed",
+                p->rcv_nxt, p->unacked, p->we_stopped ? " we-stopped" : "",
+                p->lose_sent ? " lose-sent" : "", p->rndv_in, p->rndv_out);
+    }
 }

@@ -130,6 +130,23 @@ void pme_tx_hello(struct pme_ep *ep, pme_peer_t idx)
     pme_timer_arm_rto(ep, idx);
 }
 
+/* ---- queue items ---- */
+
+struct pme_txmsg *pme_txmsg_new(struct pme_ep *ep, int type, size_t data_bytes)
+{
+    struct pme_txmsg *m = pme_cache_alloc(&ep->cache, sizeof(*m) + data_bytes);
+    if (m) {
+        memset(m, 0, sizeof(*m));
+        m->type = (uint8_t)type;
+    }
+    return m;
+}
+
+void pme_txmsg_free(struct pme_ep *ep, struct pme_txmsg *m)
+{
+    pme_cache_free(&ep->cache, m);
+}
+
 /* ---- building sequenced frames ---- */
 
 static uint32_t frag_bytes(const struct pme_peer *p, int type)
@@ -307,11 +324,11 @@ static void convert_to_rndv(struct pme_ep *ep, struct pme_peer *p, pme_peer_t id
                             struct pme_txmsg *m)
 {
     struct pme_sendreq *req = calloc(1, sizeof(*req) + sizeof(struct iovec));
-    struct pme_txmsg *rts = calloc(1, sizeof(*rts));
-    uint32_t id = req ? pme_slots_put(&ep->sendreqs, req) : 0;
-    if (!req || !rts || !id) {
+    struct pme_txmsg *rts = pme_txmsg_new(ep, PME_T_RTS, 0);
+    uint32_t id = req && rts ? pme_slots_put(&ep->sendreqs, req) : 0;
+    if (!id) {
         free(req);
-        free(rts);
+        pme_txmsg_free(ep, rts);
         return; /* try again at the next pump */
     }
     req->state = SREQ_WAIT_CTS;
@@ -328,7 +345,6 @@ static void convert_to_rndv(struct pme_ep *ep, struct pme_peer *p, pme_peer_t id
     req->owned = m;
     req->owned_bytes = m->total;
     p->rndv_out++;
-    rts->type = PME_T_RTS;
     rts->req = req;
     /* Put the offer where m was. */
     rts->next = m->next;
@@ -398,7 +414,9 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
             ep->ctr->retransmits++;
             p->ctr->retransmits++;
             p->rtt_timing = false; /* Karn: an ACK after a resend times nothing */
-        } else if (!p->rtt_timing) {
+        } else if (!p->rtt_timing && (flags & PME_F_ACK_REQ)) {
+            /* Time only frames the receiver answers at once: a delayed or piggybacked
+             * ACK measures the receiver's program, not the round trip. */
             p->rtt_timing = true;
             p->rtt_seq = p->snd_nxt;
             p->rtt_sent_ns = ep->now;
@@ -449,7 +467,7 @@ static void retire(struct pme_ep *ep, struct pme_txmsg *m)
     default:
         break;
     }
-    free(m);
+    pme_txmsg_free(ep, m);
 }
 
 /* ACK(k): every frame up to k arrived in order. */
@@ -504,11 +522,9 @@ int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
     if (total <= ep->cfg.eager_max) {
         if (ep->tx_used + total > ep->cfg.tx_pool_bytes && ep->tx_used)
             return PME_EAGAIN;
-        struct pme_txmsg *m = malloc(sizeof(*m) + total);
+        struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, total);
         if (!m)
             return PME_ERR_NOMEM;
-        memset(m, 0, sizeof(*m));
-        m->type = PME_T_DATA;
         m->total = (uint32_t)total;
         m->hdr_len = (uint16_t)hdr_len;
         m->cost = pme_wire_pool_cost(m->total);
@@ -533,11 +549,11 @@ int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
 
     size_t bytes = sizeof(struct pme_sendreq) + (size_t)iovcnt * sizeof(struct iovec) + hdr_len;
     struct pme_sendreq *req = calloc(1, bytes);
-    struct pme_txmsg *m = calloc(1, sizeof(*m));
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RTS, 0);
     uint32_t id = req && m ? pme_slots_put(&ep->sendreqs, req) : 0;
     if (!id) {
         free(req);
-        free(m);
+        pme_txmsg_free(ep, m);
         return PME_ERR_NOMEM;
     }
     req->state = SREQ_WAIT_CTS;
@@ -553,7 +569,6 @@ int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
         memcpy(req->hdr, hdr, hdr_len);
     pme_iov_cursor_init(&req->cur, req->iov, iovcnt);
     p->rndv_out++;
-    m->type = PME_T_RTS;
     m->req = req;
     ep->ctr->tx_rndv++;
     p->ctr->tx_msgs++;

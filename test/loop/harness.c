@@ -118,6 +118,8 @@ int lp_run_stream(struct lp_pair *lp, const struct lp_stream *s)
         if (now_s() - t0 >= s->timeout_s) {
             lp_print_counters("sender", lp->a);
             lp_print_counters("receiver", lp->b);
+            pme_ep_dump(lp->a, stdout);
+            pme_ep_dump(lp->b, stdout);
         }
         CHECK(now_s() - t0 < s->timeout_s,
               "stream stalled: sent %llu/%llu done, received %llu/%llu",

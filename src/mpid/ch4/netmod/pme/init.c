@@ -36,7 +36,7 @@ cvars:
         (PME_CLUSTER_FILE, or the description of the maint/vcluster cluster the host
         belongs to), else the lowest-numbered Ethernet interface that is up, is not
         a bridge and does not carry the default route (else the one that does).
-        After MPI_Init the variable holds the interface actually in use.
+        The interface in use is the MPI_T performance variable pme_iface.
 
     - name        : MPIR_CVAR_CH4_PME_MAX_SLEEP_US
       category    : CH4_PME
@@ -428,14 +428,6 @@ int MPIDI_PME_init_local(int *tag_bits)
         memcpy(g->addr, fake, sizeof(fake));
     }
 
-    /* Tell MPI_T readers which interface is in use. */
-    if (g->iface[0]) {
-        char *s = MPL_strdup(g->iface);
-        if (s) {
-            MPL_free((char *) MPIR_CVAR_CH4_PME_IFACE);
-            MPIR_CVAR_CH4_PME_IFACE = s;
-        }
-    }
     g->idle_since_ns = 0;
     MPIDI_PME_pvars_init();
 

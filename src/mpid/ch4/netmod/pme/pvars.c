@@ -2,7 +2,8 @@
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
- * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs.
+ * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs; and the interface
+ * in use as a string (class GENERIC, MPI_CHAR): pme_iface.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -44,6 +45,11 @@ static void get_counter(void *addr, void *obj_handle, int count, void *buf)
     *(unsigned long long *) buf = (unsigned long long) v;
 }
 
+static void get_iface(void *addr, void *obj_handle, int count, void *buf)
+{
+    snprintf(buf, (size_t) count, "%s", MPIDI_PME_global.iface);
+}
+
 void MPIDI_PME_pvars_init(void)
 {
     static int done;
@@ -56,4 +62,11 @@ void MPIDI_PME_pvars_init(void)
                                   MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
                                   MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS,
                                   get_counter, NULL, "CH4_PME", pvar_defs[i].desc);
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_GENERIC, MPI_CHAR, "pme_iface",
+                              MPIDI_PME_global.iface, (int) sizeof(MPIDI_PME_global.iface),
+                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_NO_OBJECT,
+                              MPIR_T_PVAR_FLAG_CONTINUOUS | MPIR_T_PVAR_FLAG_READONLY,
+                              get_iface, NULL, "CH4_PME",
+                              "The network interface PME sends and receives on");
 }
