@@ -147,7 +147,7 @@ vc_check_frames() {
     rm -f "$TMPD"/rx.* "$TMPD"/ready.*
     for ((i = 0; i < count; i++)); do
         ns=$(jq -r ".nodes[$i].name" <<<"$json")
-        vc_in "$n" "$ns" "$PROBE" sniff "$TMPD/ready.$i" >"$TMPD/rx.$i" &
+        "$VC" exec --name "$n" "$ns" "$PROBE" sniff "$TMPD/ready.$i" >"$TMPD/rx.$i" &
         pids+=($!)
         VC_BGPIDS+=($!)
     done

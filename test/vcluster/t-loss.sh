@@ -12,7 +12,7 @@ lost_pct() {
     local mac got
     mac=$(jq -r '.nodes[1].ifaces[] | select(.name == "xm") | .mac' <<<"$(vc_json "$NAME")")
     rm -f "$TMPD/ready" "$TMPD/sink"
-    vc_in "$NAME" "$NAME-n1" "$PROBE" sink xm 1 1000 "$TMPD/ready" >"$TMPD/sink" &
+    "$VC" exec --name "$NAME" "$NAME-n1" "$PROBE" sink xm 1 1000 "$TMPD/ready" >"$TMPD/sink" &
     local sink=$!
     VC_BGPIDS+=("$sink")
     for ((i = 0; i < 100; i++)); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done

@@ -12,13 +12,13 @@ stream_rate() {
     local n=$1 rx=$2 rxif=$3 s pids=()
     shift 3
     rm -f "$TMPD/ready" "$TMPD/sink"
-    vc_in "$n" "$rx" "$PROBE" sink "$rxif" 0 1000 "$TMPD/ready" >"$TMPD/sink" &
+    "$VC" exec --name "$n" "$rx" "$PROBE" sink "$rxif" 0 1000 "$TMPD/ready" >"$TMPD/sink" &
     local sink=$!
     VC_BGPIDS+=("$sink")
     for ((i = 0; i < 100; i++)); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
     for s in "$@"; do
         set -- $s
-        vc_in "$n" "$1" "$PROBE" stream "$2" "$3" 1500 seconds 3 "$4" >/dev/null &
+        "$VC" exec --name "$n" "$1" "$PROBE" stream "$2" "$3" 1500 seconds 3 "$4" >/dev/null &
         pids+=($!)
     done
     wait "${pids[@]}"
