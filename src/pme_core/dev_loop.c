@@ -5,7 +5,8 @@
  * MAC, each with its own receive queue. Faults are drawn from a seeded generator, so
  * a failing run repeats exactly: drop, duplicate, reorder (hold a frame behind the
  * next one), corrupt (flip one bit past the Ethernet header), delay (hold a frame for
- * a number of later frames). A cut endpoint's frames vanish both ways, like a host
+ * a number of later frames), full (a send call takes only some of its frames, as a
+ * full socket buffer does). A cut endpoint's frames vanish both ways, like a host
  * that died. Single-threaded by design: tests drive every endpoint from one thread.
  */
 #include <stdio.h>
@@ -218,6 +219,8 @@ static int wire_send(struct pme_loop_wire *w, struct loop_dev *src,
             len += frames[i].iov[k].iov_len;
         if (src && src->cut)
             continue;
+        if (src && chance(w, w->f.full))
+            return i; /* like a full socket buffer: the rest waits for room */
         struct loop_frame *f = malloc(sizeof(*f) + len);
         if (!f)
             return i;

@@ -74,6 +74,7 @@ struct pme_loop_faults {
     double corrupt;     /* flip one bit somewhere in the frame */
     double delay;       /* hold a frame back for delay_frames later frames */
     unsigned delay_frames;
+    double full;        /* the device takes no more frames in this send call */
 };
 
 struct pme_loop_wire;   /* an in-process wire joining loop-device endpoints */

@@ -206,6 +206,7 @@ struct pme_ep {
     uint8_t *bounce[PME_TX_BATCH];
     int nbatch;
     pme_peer_t batch_peer;
+    uint32_t batch_snd_max; /* the peer's snd_max before the batch: what was sent before */
     bool tx_blocked;        /* the device was full: wait for POLLOUT */
     uint32_t stopped_peers; /* peers we sent STOP and owe a GO */
 

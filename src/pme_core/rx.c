@@ -260,8 +260,13 @@ static void rx_in_sequence(struct pme_ep *ep, pme_peer_t idx, const struct pme_w
         return;
     }
     if (p->we_stopped) {
+        /* A probe got through: there is room again, let the sender go on. */
         p->we_stopped = false;
         ep->stopped_peers--;
+        p->rcv_nxt++;
+        p->lose_sent = false;
+        pme_tx_ctrl(ep, idx, PME_T_GO, NULL, 0);
+        return;
     }
     p->rcv_nxt++;
     p->lose_sent = false;

@@ -291,7 +291,13 @@ void pme_tx_flush(struct pme_ep *ep)
     for (int i = 0; i < n; i++)
         count_tx(ep, p, &ep->batch[i]);
     if (n < ep->nbatch) {
+        /* Frames never sent are not retransmissions when they go later. */
         ep->tx_blocked = true;
+        if (pme_seq_after(p->snd_max, ep->batch_seq[n]) &&
+            !pme_seq_after(ep->batch_snd_max, ep->batch_seq[n]))
+            p->snd_max = ep->batch_seq[n];
+        if (p->rtt_timing && !pme_seq_before(p->rtt_seq, ep->batch_seq[n]))
+            p->rtt_timing = false;
         pme_tx_rewind(ep, p, ep->batch_seq[n]);
     }
     ep->nbatch = 0;
@@ -374,6 +380,8 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
         return;
     if (ep->nbatch && ep->batch_peer != idx)
         pme_tx_flush(ep);
+    if (!ep->nbatch)
+        ep->batch_snd_max = p->snd_max;
     ep->batch_peer = idx;
     while (p->cur) {
         if (p->stopped && !p->probe)
@@ -429,8 +437,10 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
             p->cur = m->next;
             p->cur_frame = 0;
         }
-        if (ep->nbatch == PME_TX_BATCH)
+        if (ep->nbatch == PME_TX_BATCH) {
             pme_tx_flush(ep);
+            ep->batch_snd_max = p->snd_max;
+        }
         if (ep->tx_blocked)
             break;
     }

@@ -57,6 +57,7 @@ int main(void)
         {"reorder 5%", {.seed = 15, .reorder = 0.05}},
         {"corrupt 5%", {.seed = 16, .corrupt = 0.05}},
         {"delay 2%", {.seed = 17, .delay = 0.02, .delay_frames = 20}},
+        {"device full 5%", {.seed = 19, .full = 0.05}},
         {"all mixed", {.seed = 18, .drop = 0.02, .dup = 0.02, .reorder = 0.02,
                        .corrupt = 0.02, .delay = 0.01, .delay_frames = 7}},
     };
