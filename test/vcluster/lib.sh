@@ -43,8 +43,9 @@ vc_pkgs() {
 # vc_init PREFIX: see the top of this file. Sets NAME (the test's cluster name).
 vc_init() {
     [ "$(id -u)" = 0 ] || skip "vcluster tests need root (network namespaces, veth, bridges, nftables)"
-    command -v unshare >/dev/null && unshare --net --uts true 2>/dev/null ||
+    if ! command -v unshare >/dev/null || ! unshare --net --uts true 2>/dev/null; then
         skip "cannot create network/UTS namespaces here (no CAP_SYS_ADMIN?)"
+    fi
     vc_pkgs jq:jq cc:gcc ping:iputils-ping ip:iproute2 nft:nftables
     TMPD=$(mktemp -d /tmp/vcluster-test.XXXXXX)
     trap vc_cleanup EXIT

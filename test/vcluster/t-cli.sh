@@ -5,6 +5,7 @@
 # by any of its names, or on all nodes); two clusters run side by side and come down
 # separately; `down` finishes a damaged or half-made cluster; `down --all` removes every
 # cluster of a state directory; options reach the kernel (MTU, rate, fractional loss).
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_init vtc
 
@@ -127,5 +128,6 @@ vc_up "$other" --nodes 2 --topology switch >/dev/null
 unset VCLUSTER_RUNDIR
 vc_assert_gone "$NAME"
 vc_assert_gone "$other"
-[ -z "$(ls -A "$TMPD/run" | grep -v '^\.lock$\|^hosts.bak$')" ] || fail "down --all left files in its state directory"
+left=$(find "$TMPD/run" -mindepth 1 ! -name .lock ! -name hosts.bak)
+[ -z "$left" ] || fail "down --all left files in its state directory: $left"
 say "ok: down --all"

@@ -3,6 +3,7 @@
 # of them to the loss rule (its counter accounts for every missing frame); fractional
 # percentages work (--loss 0.5 loses 0.25% to 0.75%); and with no --loss nothing is lost,
 # so the losses measured are the rule's and not the probe's.
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_init vtl
 FRAMES=20000

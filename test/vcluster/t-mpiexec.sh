@@ -9,6 +9,7 @@
 #   - a stock mpiexec with the generated hostfile and launcher (-f, -launcher ssh,
 #     -launcher-exec, -iface), whose proxies call back to the management address;
 #   - a plain mpiexec after sourcing the cluster's env file.
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_init vtm
 vc_pkgs mpiexec.mpich:mpich mpicc.mpich:libmpich-dev
@@ -22,7 +23,7 @@ dir=/run/vcluster/$NAME
 mgmt_ip=$(jq -r .mgmt.host_ip <<<"$json")
 declare -A NETID
 for i in 0 1 2 3; do NETID[$NAME-n$i]=$(vc_in "$NAME" "$NAME-n$i" readlink /proc/self/ns/net); done
-cd "$TMPD"
+cd "$TMPD" || fail "cannot cd to $TMPD"
 
 # kill_ranks: what a timed-out mpiexec left inside the nodes.
 kill_ranks() {
@@ -105,6 +106,7 @@ say "ok: 8 ranks, 2 per node, each in its node's namespace; UCX/TCP traffic went
 
 # 3. a stock mpiexec with the generated hostfile and launcher: as on a real cluster.
 export VCLUSTER_LAUNCH_LOG=$TMPD/launch.log
+# shellcheck disable=SC2016 # expanded by the shell inside the node
 out=$(timeout -k 5 60 "$MPIEXEC" -f "$dir/hostfile" -launcher ssh -launcher-exec "$dir/launcher" \
     -iface "$NAME-mgmt" -n 4 sh -c 'echo "$(hostname) $(readlink /proc/self/ns/net)"') ||
     fail "stock mpiexec with the hostfile and launcher failed: $out"
@@ -119,7 +121,9 @@ unset VCLUSTER_LAUNCH_LOG
 say "ok: stock mpiexec -f hostfile -launcher ssh -launcher-exec launcher -iface $NAME-mgmt; PMI via $mgmt_ip"
 
 # 4. a plain mpiexec after sourcing the env file.
-out=$(. "$dir/env" && timeout -k 5 60 "$MPIEXEC" -n 4 hostname) || fail "mpiexec with the env file failed: $out"
+# shellcheck disable=SC2016 # expanded by the inner shell
+out=$(bash -c '. "$1" && exec timeout -k 5 60 "$2" -n 4 hostname' sh "$dir/env" "$MPIEXEC") ||
+    fail "mpiexec with the env file failed: $out"
 [ "$(sort <<<"$out" | tr '\n' ' ')" = "$NAME-n0 $NAME-n1 $NAME-n2 $NAME-n3 " ] || fail "env file: got $out"
 say "ok: '. $dir/env; mpiexec -n 4 hostname' ran one rank per node"
 vc_check_down "$NAME"

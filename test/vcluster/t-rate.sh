@@ -3,6 +3,7 @@
 # 125 MB/s (wire bytes, i.e. Ethernet header included, which is what tbf meters), on a
 # point-to-point torus link; and on a switch, two nodes sending into a third share that
 # node's 1gbit port, as on a real switch.
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_init vtr
 
@@ -17,6 +18,7 @@ stream_rate() {
     VC_BGPIDS+=("$sink")
     for ((i = 0; i < 100; i++)); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
     for s in "$@"; do
+        # shellcheck disable=SC2086 # "node iface mac id"
         set -- $s
         "$VC" exec --name "$n" "$1" "$PROBE" stream "$2" "$3" 1500 seconds 3 "$4" >/dev/null &
         pids+=($!)

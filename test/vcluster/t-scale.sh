@@ -2,6 +2,7 @@
 # vcluster at size: `up --nodes 16 --topology torus:4x4` comes up in under a minute, every
 # one of its 64 data links carries raw frames between exactly the right neighbours, and
 # `down` tears it all down cleanly.
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_init vts16
 t0=$(date +%s%N)

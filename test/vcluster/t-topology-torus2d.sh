@@ -3,5 +3,6 @@
 # dimensions of size 2, xp and xm of a node reach the same neighbour over two distinct
 # links. Raw frames reach exactly the described neighbour interface; the management
 # network reaches every node; down leaves nothing behind.
+# shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_topology_test vt2d --topology torus:2x2
