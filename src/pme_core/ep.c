@@ -11,7 +11,6 @@
 
 #include "pme_internal.h"
 
-#define PEER_CHUNK 256u
 /* RTS frames carry the user header whole; keep it within a standard 1500-byte frame
  * so that peers with smaller MTUs can still take it. */
 #define MAX_HDR (1500 - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts))
@@ -82,13 +81,6 @@ void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx)
 
 /* ---- the peer table ---- */
 
-struct pme_peer *pme_peer_get(struct pme_ep *ep, pme_peer_t idx)
-{
-    if (idx >= ep->npeers)
-        return NULL;
-    return &ep->chunks[idx / PEER_CHUNK][idx % PEER_CHUNK];
-}
-
 static uint64_t peer_key(const uint8_t mac[6], uint16_t ep_id)
 {
     uint64_t k = ep_id;
@@ -127,12 +119,12 @@ static int peer_new(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, pme
         pme_ep_set_error(ep, "too many peers (at most %u per endpoint)", PME_MAX_PEERS);
         return PME_ERR_NOMEM;
     }
-    if (ep->npeers == ep->nchunks * PEER_CHUNK) {
+    if (ep->npeers == ep->nchunks * PME_PEER_CHUNK) {
         struct pme_peer **c = realloc(ep->chunks, (ep->nchunks + 1) * sizeof(*c));
         if (!c)
             return PME_ERR_NOMEM;
         ep->chunks = c;
-        c[ep->nchunks] = calloc(PEER_CHUNK, sizeof(struct pme_peer));
+        c[ep->nchunks] = calloc(PME_PEER_CHUNK, sizeof(struct pme_peer));
         if (!c[ep->nchunks])
             return PME_ERR_NOMEM;
         ep->nchunks++;
@@ -162,13 +154,19 @@ static int peer_new(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, pme
 int pme_peer_lookup(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, bool create,
                     pme_peer_t *idx)
 {
+    /* Frames come in runs from the same peer: try the last one first. */
+    struct pme_peer *last = pme_peer_get(ep, ep->last_peer);
+    if (last && last->ep_id == ep_id && !memcmp(last->mac, mac, 6)) {
+        *idx = ep->last_peer;
+        return PME_OK;
+    }
     if (ep->hash) {
         uint64_t key = peer_key(mac, ep_id);
         for (uint32_t s = hash_slot(key, ep->hash_mask); ep->hash[s];
              s = (s + 1) & ep->hash_mask) {
             struct pme_peer *p = pme_peer_get(ep, ep->hash[s] - 1);
             if (p->ep_id == ep_id && !memcmp(p->mac, mac, 6)) {
-                *idx = ep->hash[s] - 1;
+                *idx = ep->last_peer = ep->hash[s] - 1;
                 return PME_OK;
             }
         }

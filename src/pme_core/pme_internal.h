@@ -188,6 +188,7 @@ struct pme_ep {
     uint32_t npeers, nchunks;
     uint32_t *hash;         /* open addressing: peer index + 1, 0 empty */
     uint32_t hash_mask;
+    pme_peer_t last_peer;   /* the peer the last lookup found */
 
     struct pme_idxvec active, dirty;
     uint64_t next_timer_ns;
@@ -223,7 +224,13 @@ struct pme_ep {
 };
 
 /* ep.c */
-struct pme_peer *pme_peer_get(struct pme_ep *ep, pme_peer_t idx);
+#define PME_PEER_CHUNK 256u
+static inline struct pme_peer *pme_peer_get(struct pme_ep *ep, pme_peer_t idx)
+{
+    if (idx >= ep->npeers)
+        return NULL;
+    return &ep->chunks[idx / PME_PEER_CHUNK][idx % PME_PEER_CHUNK];
+}
 int pme_peer_lookup(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, bool create,
                     pme_peer_t *idx);
 void pme_ep_set_error(struct pme_ep *ep, const char *fmt, ...)
