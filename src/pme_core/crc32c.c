@@ -9,9 +9,16 @@
  * multiply (PCLMULQDQ) and one crc32 instruction. The constants for each lane length
  * are derived at start-up from the table implementation, so nothing here is a magic
  * number that could be wrong: the unit tests compare both implementations.
+ *
+ * Where the CPU has VPCLMULQDQ on 512-bit registers (AVX-512), long buffers are folded
+ * instead: four registers of 64 bytes each carry the running remainder forward 256
+ * bytes at a time with carry-less multiplies, and the result is reduced with the crc32
+ * instruction. The folding constants are found the same way, by solving the linear
+ * condition "folding V forward by N bytes leaves the CRC unchanged" at start-up.
  */
 #include "crc32c.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -100,7 +107,106 @@ static uint64_t solve_shift_constant(uint32_t target)
     return k;
 }
 
-__attribute__((constructor)) static void crc32c_init(void)
+/* CRC state after 16 bytes (lo then hi) from state 0. */
+static uint32_t sw_state16(uint64_t lo, uint64_t hi)
+{
+    uint32_t crc = sw_word(lo);
+    for (int i = 0; i < 8; i++)
+        crc = sw_byte(crc, (uint8_t)(hi >> (8 * i)));
+    return crc;
+}
+
+/* Carry-less product of a and b (64 x 64 -> 128 bits), in software. */
+static void clmul_sw(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t l = 0, h = 0;
+    for (int i = 0; i < 64; i++)
+        if (b >> i & 1) {
+            l ^= a << i;
+            if (i)
+                h ^= a >> (64 - i);
+        }
+    *lo = l;
+    *hi = h;
+}
+
+/*
+ * The fold constant K for one half of a 16-byte lane moved N bytes ahead: for every
+ * 64-bit x in that half, state16(clmul(x, K)) must equal shift_N(state16(x in place)).
+ * Both sides are linear in x and the left side is linear in K, so K solves a linear
+ * system over GF(2) (64 unknowns; equations from the basis vectors of x). Returns 1 and
+ * K when the system is consistent.
+ */
+static int solve_fold_constant(size_t n, int high_half, uint64_t *k_out)
+{
+    /* unknown bits of K: 64; each equation row: 64 coefficient bits + 1 right side */
+    enum { NEQ = 64 * 32 };
+    static uint64_t coef[NEQ];
+    static uint8_t rhs[NEQ];
+    int neq = 0;
+    for (int xb = 0; xb < 64; xb++) {
+        uint64_t x = 1ull << xb;
+        uint32_t want = sw_zeros(high_half ? sw_state16(0, x) : sw_state16(x, 0), n);
+        /* column j: state16(clmul(x, e_j)) */
+        uint32_t col[64];
+        for (int j = 0; j < 64; j++) {
+            uint64_t lo, hi;
+            clmul_sw(x, 1ull << j, &lo, &hi);
+            col[j] = sw_state16(lo, hi);
+        }
+        for (int r = 0; r < 32; r++) {
+            uint64_t row = 0;
+            for (int j = 0; j < 64; j++)
+                if (col[j] >> r & 1)
+                    row |= 1ull << j;
+            coef[neq] = row;
+            rhs[neq] = (uint8_t)(want >> r & 1);
+            neq++;
+        }
+    }
+    int rank = 0;
+    int pivcol[64];
+    for (int c = 0; c < 64 && rank < neq; c++) {
+        int piv = -1;
+        for (int r = rank; r < neq; r++)
+            if (coef[r] >> c & 1) {
+                piv = r;
+                break;
+            }
+        if (piv < 0)
+            continue;
+        uint64_t tc = coef[piv];
+        uint8_t tr = rhs[piv];
+        coef[piv] = coef[rank];
+        rhs[piv] = rhs[rank];
+        coef[rank] = tc;
+        rhs[rank] = tr;
+        for (int r = 0; r < neq; r++)
+            if (r != rank && (coef[r] >> c & 1)) {
+                coef[r] ^= coef[rank];
+                rhs[r] ^= rhs[rank];
+            }
+        pivcol[rank++] = c;
+    }
+    for (int r = rank; r < neq; r++)
+        if (rhs[r])
+            return 0; /* inconsistent */
+    uint64_t k = 0;
+    for (int r = 0; r < rank; r++)
+        if (rhs[r])
+            k |= 1ull << pivcol[r];
+    *k_out = k;
+    return 1;
+}
+
+/* Fold distances used: the main loop (256), register to register (192, 128, 64) and
+ * lane to lane inside a register (48, 32, 16). */
+static const size_t fold_dist[] = {256, 192, 128, 64, 48, 32, 16};
+#define NFOLD (sizeof(fold_dist) / sizeof(fold_dist[0]))
+static uint64_t fold_k[NFOLD][2];
+static int have_fold;
+
+static void crc32c_init(void)
 {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
@@ -121,6 +227,14 @@ __attribute__((constructor)) static void crc32c_init(void)
             shift_k1[i] = solve_shift_constant(sw_zeros(1, lane_len[i]));
             shift_k2[i] = solve_shift_constant(sw_zeros(1, 2 * lane_len[i]));
         }
+#if defined(__x86_64__)
+    if (have_hw && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq")) {
+        have_fold = 1;
+        for (size_t i = 0; i < NFOLD && have_fold; i++)
+            have_fold = solve_fold_constant(fold_dist[i], 0, &fold_k[i][0]) &&
+                        solve_fold_constant(fold_dist[i], 1, &fold_k[i][1]);
+    }
+#endif
 }
 
 static uint32_t sw_raw(uint32_t crc, const uint8_t *p, size_t len)
@@ -145,8 +259,13 @@ static uint32_t sw_raw(uint32_t crc, const uint8_t *p, size_t len)
     return crc;
 }
 
+/* Tables and constants are built on first use (a few milliseconds), not at load. */
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+#define ENSURE_INIT() pthread_once(&init_once, crc32c_init)
+
 uint32_t pme_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
+    ENSURE_INIT();
     return ~sw_raw(~crc, buf, len);
 }
 
@@ -203,9 +322,64 @@ __attribute__((target("sse4.2,pclmul"))) static uint32_t hw_raw(uint32_t crc, co
 }
 #endif
 
+#if defined(__x86_64__)
+#define FOLD_TARGET __attribute__((target("avx512f,vpclmulqdq,sse4.2,pclmul")))
+
+/* Move every 16-byte lane of v forward by the distance of constant pair `i`. */
+FOLD_TARGET static inline __m512i fold512(__m512i v, size_t i)
+{
+    __m512i k = _mm512_broadcast_i32x4(_mm_set_epi64x((long long)fold_k[i][1],
+                                                      (long long)fold_k[i][0]));
+    return _mm512_xor_si512(_mm512_clmulepi64_epi128(v, k, 0x00),
+                            _mm512_clmulepi64_epi128(v, k, 0x11));
+}
+
+FOLD_TARGET static inline __m128i fold128(__m128i v, size_t i)
+{
+    __m128i k = _mm_set_epi64x((long long)fold_k[i][1], (long long)fold_k[i][0]);
+    return _mm_xor_si128(_mm_clmulepi64_si128(v, k, 0x00), _mm_clmulepi64_si128(v, k, 0x11));
+}
+
+/* len >= 256: fold the whole multiple of 64 bytes, finish with hw_raw. */
+FOLD_TARGET static uint32_t fold_raw(uint32_t crc, const uint8_t *p, size_t len)
+{
+    /* The running state enters as if XORed into the first four data bytes. */
+    __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_castsi128_si512(
+                                                             _mm_cvtsi32_si128((int)crc)));
+    __m512i a1 = _mm512_loadu_si512(p + 64);
+    __m512i a2 = _mm512_loadu_si512(p + 128);
+    __m512i a3 = _mm512_loadu_si512(p + 192);
+    p += 256;
+    len -= 256;
+    while (len >= 256) {
+        a0 = _mm512_xor_si512(fold512(a0, 0), _mm512_loadu_si512(p));
+        a1 = _mm512_xor_si512(fold512(a1, 0), _mm512_loadu_si512(p + 64));
+        a2 = _mm512_xor_si512(fold512(a2, 0), _mm512_loadu_si512(p + 128));
+        a3 = _mm512_xor_si512(fold512(a3, 0), _mm512_loadu_si512(p + 192));
+        p += 256;
+        len -= 256;
+    }
+    /* Registers to the last one: 192, 128 and 64 bytes ahead. */
+    __m512i x = _mm512_xor_si512(_mm512_xor_si512(fold512(a0, 1), fold512(a1, 2)),
+                                 _mm512_xor_si512(fold512(a2, 3), a3));
+    /* Lanes to the last one: 48, 32 and 16 bytes ahead. */
+    __m128i l0 = _mm512_extracti32x4_epi32(x, 0), l1 = _mm512_extracti32x4_epi32(x, 1);
+    __m128i l2 = _mm512_extracti32x4_epi32(x, 2), l3 = _mm512_extracti32x4_epi32(x, 3);
+    __m128i v = _mm_xor_si128(_mm_xor_si128(fold128(l0, 4), fold128(l1, 5)),
+                              _mm_xor_si128(fold128(l2, 6), l3));
+    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v);
+    uint64_t hi = (uint64_t)_mm_extract_epi64(v, 1);
+    uint32_t state = (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, lo), hi);
+    return len ? hw_raw(state, p, len) : state;
+}
+#endif
+
 uint32_t pme_crc32c(uint32_t crc, const void *buf, size_t len)
 {
+    ENSURE_INIT();
 #if defined(__x86_64__)
+    if (have_fold && len >= 512)
+        return ~fold_raw(~crc, buf, len);
     if (have_hw)
         return ~hw_raw(~crc, buf, len);
 #endif
@@ -214,5 +388,13 @@ uint32_t pme_crc32c(uint32_t crc, const void *buf, size_t len)
 
 int pme_crc32c_hw(void)
 {
-    return have_hw > 0;
+    ENSURE_INIT();
+    return have_hw > 0 ? 1 + have_fold : 0;
+}
+
+const char *pme_crc32c_impl(void)
+{
+    static const char *const names[] = {"software tables", "crc32 instruction (SSE4.2)",
+                                        "crc32 instruction and AVX-512 folding"};
+    return names[pme_crc32c_hw()];
 }

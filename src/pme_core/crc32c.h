@@ -9,7 +9,9 @@
 uint32_t pme_crc32c(uint32_t crc, const void *buf, size_t len);
 /* The portable table implementation, for tests and CPUs without SSE4.2. */
 uint32_t pme_crc32c_sw(uint32_t crc, const void *buf, size_t len);
-/* 1 if pme_crc32c uses the CPU's crc32 instruction. */
+/* 0: tables; 1: the crc32 instruction; 2: and AVX-512 folding for long buffers. */
 int pme_crc32c_hw(void);
+/* A phrase naming the implementation in use. */
+const char *pme_crc32c_impl(void);
 
 #endif

@@ -154,8 +154,8 @@ int main(int argc, char **argv)
         }
     }
     if (!counters && !clean) {
-        printf("PME %s, wire version %d, CRC32C in %s\n", PME_VERSION_STRING, PME_WIRE_VERSION,
-               pme_crc32c_hw() ? "hardware (SSE4.2)" : "software");
+        printf("PME %s, wire version %d, CRC32C by %s\n", PME_VERSION_STRING, PME_WIRE_VERSION,
+               pme_crc32c_impl());
         list_interfaces();
         printf("\n");
     }
