@@ -218,6 +218,7 @@ struct pme_counters {
              drop_out_of_order, drop_duplicate, drop_no_buffer, drop_unknown_peer,
              drop_bad_header;
     uint64_t peers_failed, wait_spins, wait_sleeps;
+    uint64_t rx_overruns;   /* frames the device's ring had no room for (sampled) */
 };
 #define PME_COUNTER_NAMES(X) \
     X(tx_frames) X(tx_bytes) X(rx_frames) X(rx_bytes) X(tx_errors) \
@@ -228,7 +229,7 @@ struct pme_counters {
     X(drop_short) X(drop_foreign_key) X(drop_version) X(drop_crc) X(drop_not_mine) \
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) \
-    X(peers_failed) X(wait_spins) X(wait_sleeps)
+    X(peers_failed) X(wait_spins) X(wait_sleeps) X(rx_overruns)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 int pme_peer_counters(pme_ep_t *ep, pme_peer_t peer, struct pme_counters *c);

@@ -29,6 +29,7 @@
 #include "pme_internal.h"
 
 #define LOAD_SAMPLE_NS 20000000ull /* how often auto mode looks at the run queue */
+#define STATS_SAMPLE_NS 100000000ull /* how often the device's drop count is read */
 
 static unsigned count_cores(void)
 {
@@ -121,6 +122,12 @@ int pme_progress(pme_ep_t *ep)
     pme_timers_run(ep);
     if (ep->dirty.n)
         pme_rx_after_batch(ep);
+    if (ep->now - ep->stats_sampled_ns > STATS_SAMPLE_NS) {
+        /* Ring overruns cost a system call to read: now and then is enough. */
+        ep->stats_sampled_ns = ep->now;
+        if (ep->dev->ops->rx_overruns)
+            ep->ctr->rx_overruns = ep->dev->ops->rx_overruns(ep->dev);
+    }
     pme_counters_sync(ep);
     return (int)(ep->evq.tail - ep->evq.head);
 }

@@ -231,8 +231,11 @@ static double pingpong(const struct opts *o, uint64_t size, uint32_t *seq)
 static double stream(const struct opts *o, uint64_t size, uint32_t *seq)
 {
     /* Enough messages for a measurable time, at least the iteration count. */
+    /* Aim at `seconds` assuming about 2 GB/s and at most a million messages/s. */
     uint64_t count = (uint64_t)o->iters;
-    uint64_t want = (uint64_t)(o->seconds * 2e9 / (double)(size ? size : 1));
+    double by_bytes = o->seconds * 2e9 / (double)(size ? size : 1);
+    double by_rate = o->seconds * 1e6;
+    uint64_t want = (uint64_t)(by_bytes < by_rate ? by_bytes : by_rate);
     if (want > count)
         count = want;
     if (count > 1000000)
