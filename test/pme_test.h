@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pme.h"
 
@@ -34,6 +35,14 @@
         printf("\n");                                                             \
         exit(77);                                                                 \
     } while (0)
+
+/* Seconds on the monotonic clock. */
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Deterministic test data: byte i of stream `seed`. */
 static inline uint8_t pattern_byte(uint32_t seed, uint64_t i)

@@ -239,6 +239,10 @@ int pme_peer_counters(pme_ep_t *ep, pme_peer_t peer, struct pme_counters *c);
 #include <stdio.h>
 void pme_ep_dump(pme_ep_t *ep, FILE *f);
 
+/* The receive pool: bytes holding received messages, bytes reserved as peers' eager
+ * credit, and its size. */
+void pme_ep_pool(pme_ep_t *ep, size_t *used, size_t *reserved, size_t *size);
+
 /* Bytes of fixed state the endpoint keeps per peer (protocol state + counters). */
 size_t pme_peer_state_bytes(void);
 

@@ -94,3 +94,10 @@ void pme_rxbuf_free(struct pme_ep *ep, struct pme_rxbuf *b)
     pme_cache_free(&ep->cache, b);
     pme_rx_send_go_if_room(ep);
 }
+
+void pme_ep_pool(pme_ep_t *ep, size_t *used, size_t *reserved, size_t *size)
+{
+    *used = ep->rx_used;
+    *reserved = ep->rx_reserved;
+    *size = ep->cfg.rx_pool_bytes;
+}

@@ -21,13 +21,6 @@ struct msg_hdr {
 };
 #define HDR_MAGIC 0x504d4554455354ull
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire)
 {
     pme_config_init(cfg);

@@ -14,13 +14,6 @@
 
 #define TIMEOUT_MS 300
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void short_timeout(struct pme_config *cfg)
 {
     cfg->peer_timeout_ms = TIMEOUT_MS;

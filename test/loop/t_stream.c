@@ -20,13 +20,6 @@ struct fault_case {
     struct pme_loop_faults f;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void run(const char *fault, const struct pme_loop_faults *f, const char *what,
                 const size_t *sizes, size_t nsizes, size_t count)
 {
