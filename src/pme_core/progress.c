@@ -102,7 +102,10 @@ static bool may_spin(struct pme_ep *ep)
     return !ep->oversubscribed;
 }
 
-int pme_progress(pme_ep_t *ep)
+/* One pass: resume blocked sends, take frames (unless the caller is about to sleep on
+ * the device anyway, which sees waiting frames just as well and saves a system call),
+ * run timers, send what became due. */
+static int progress(struct pme_ep *ep, bool poll_device)
 {
     ep->now = pme_now_ns();
     if (ep->tx_blocked) {
@@ -114,7 +117,7 @@ int pme_progress(pme_ep_t *ep)
                 pme_tx_pump(ep, i);
         }
     }
-    int n = ep->dev->ops->poll(ep->dev, PME_RX_BATCH, pme_rx_frame, ep);
+    int n = poll_device ? ep->dev->ops->poll(ep->dev, PME_RX_BATCH, pme_rx_frame, ep) : 0;
     if (n < 0)
         pme_ep_set_error(ep, "device receive failed: %s", pme_strerror(n));
     if (ep->dirty.n)
@@ -132,6 +135,11 @@ int pme_progress(pme_ep_t *ep)
     return (int)(ep->evq.tail - ep->evq.head);
 }
 
+int pme_progress(pme_ep_t *ep)
+{
+    return progress(ep, true);
+}
+
 static int ms_until(uint64_t now, uint64_t t)
 {
     if (!t)
@@ -144,12 +152,14 @@ static int ms_until(uint64_t now, uint64_t t)
 
 int pme_wait(pme_ep_t *ep, int timeout_ms)
 {
-    int n = pme_progress(ep);
+    int fd = ep->dev->ops->fd(ep->dev);
+    ep->now = pme_now_ns();
+    bool sleep_at_once = fd >= 0 && timeout_ms != 0 && !may_spin(ep);
+    int n = progress(ep, !sleep_at_once);
     if (n || timeout_ms == 0)
         return n;
     uint64_t start = ep->now;
     uint64_t deadline = timeout_ms < 0 ? 0 : start + (uint64_t)timeout_ms * 1000000u;
-    int fd = ep->dev->ops->fd(ep->dev);
     for (;;) {
         bool spin = may_spin(ep) &&
                     (ep->cfg.wait_mode == PME_WAIT_SPIN ||
