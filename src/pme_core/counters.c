@@ -188,6 +188,11 @@ void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c)
     *c = *ep->ctr;
 }
 
+uint64_t pme_ep_activity(pme_ep_t *ep)
+{
+    return ep->ctr->rx_frames + ep->ctr->tx_frames;
+}
+
 int pme_peer_counters(pme_ep_t *ep, pme_peer_t idx, struct pme_counters *c)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);

@@ -232,6 +232,9 @@ struct pme_counters {
     X(peers_failed) X(wait_spins) X(wait_sleeps) X(rx_overruns)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
+/* A number that grows whenever a frame comes or goes: a caller tells an idle progress
+ * pass from a busy one (a rendezvous moves many frames without an event) cheaply. */
+uint64_t pme_ep_activity(pme_ep_t *ep);
 int pme_peer_counters(pme_ep_t *ep, pme_peer_t peer, struct pme_counters *c);
 
 /* Diagnostics: print the protocol state of every peer with work (sequence numbers,
