@@ -67,20 +67,15 @@ pme_cluster_up() {
     "$pme_vc" up --name "$name" "${args[@]}" >/dev/null || pme_fail "vcluster up --name $name ${args[*]} failed"
 }
 
-# pme_mpiexec NAME [mpiexec args...]: run MPICH's hydra over cluster NAME.
+# pme_mpiexec NAME [mpiexec args...]: run MPICH's hydra over cluster NAME, killed after
+# $PME_MPIEXEC_TIMEOUT seconds (default 120; exit status 124 then).
 pme_mpiexec() {
     local name=$1; shift
-    "$pme_vc" mpiexec --name "$name" --mpiexec "$MPIEXEC" "$@"
+    timeout -k 5 "${PME_MPIEXEC_TIMEOUT:-120}" "$pme_vc" mpiexec --name "$name" --mpiexec "$MPIEXEC" "$@"
 }
 
 # pme_compile OUT SRC [more mpicc args]: compile with the ch4:pme mpicc (no extra flags).
 pme_compile() {
     local out=$1 src=$2; shift 2
     "$MPICC" -O2 -o "$out" "$src" "$@" || pme_fail "mpicc $src failed"
-}
-
-# pme_run_timeout SECS CMD...: run CMD, kill it after SECS (exit 124).
-pme_run_timeout() {
-    local secs=$1; shift
-    timeout -k 5 "$secs" "$@"
 }

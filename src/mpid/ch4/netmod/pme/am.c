@@ -63,7 +63,6 @@ static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
     q->sreq = sreq;
     q->hdr_len = hdr_len;
     memcpy(q->hdr, hdr, hdr_len);
-    q->owned = NULL;
     q->iovcnt = iovcnt;
     if (iovcnt) {
         q->iov = *iov;
@@ -82,6 +81,13 @@ static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
     return MPI_SUCCESS;
 }
 
+/* Complete an AM send at the origin (MPIDIG's origin callback of its handler). */
+static inline int origin_done(MPIR_Request * sreq)
+{
+    MPIDIG_am_origin_cb cb = MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id];
+    return cb ? cb(sreq) : MPI_SUCCESS;
+}
+
 /* Hand one message to PME. Returns MPI_SUCCESS when PME took it (an eager send with a
  * request is completed here), 1 when PME has no room (PME_EAGAIN), or an MPI error. */
 static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
@@ -96,7 +102,7 @@ static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
                 MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
                 MPL_free(pack);
             }
-            return MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id] (sreq);
+            return origin_done(sreq);
         }
         return MPI_SUCCESS;
     }
@@ -122,7 +128,7 @@ int MPIDI_PME_sendq_drain(void)
         if (rc != MPI_SUCCESS && q->sreq) {
             /* fail the request rather than the progress call */
             q->sreq->status.MPI_ERROR = rc;
-            MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(q->sreq).handler_id] (q->sreq);
+            origin_done(q->sreq);
         } else if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
             mpi_errno = rc;
         }
@@ -146,7 +152,7 @@ void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno)
         *pp = q->next;
         if (q->sreq) {
             q->sreq->status.MPI_ERROR = mpi_errno;
-            MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(q->sreq).handler_id] (q->sreq);
+            origin_done(q->sreq);
         }
         MPL_free(q);
     }
@@ -270,10 +276,14 @@ MPI_Aint MPIDI_PME_am_hdr_max_sz(void)
     return MPIDI_PME_global.am_hdr_max;
 }
 
+/* Payload that always goes eagerly, whatever the header (MPIDIG sizes its pipeline
+ * segments with it; ch4:pme never uses that pipeline, see am_check_eager). */
 MPI_Aint MPIDI_PME_am_eager_limit(void)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    return (MPI_Aint) g->eager_max - (MPI_Aint) sizeof(MPIDI_PME_wire_hdr_t) - g->am_hdr_max;
+    MPI_Aint room = (MPI_Aint) g->eager_max - (MPI_Aint) sizeof(MPIDI_PME_wire_hdr_t) -
+        g->am_hdr_max;
+    return room > 256 ? room : 256;
 }
 
 MPI_Aint MPIDI_PME_am_eager_buf_limit(void)
@@ -305,20 +315,15 @@ void MPIDI_PME_am_request_finalize(MPIR_Request * req)
 
 /* ---- target side ---- */
 
-/* The MPIDIG header of a received message, 8-byte aligned (copied if PME's buffer is
- * not). Returns NULL for a malformed message. */
-static void *aligned_hdr(const struct pme_event *ev, uint64_t * local, size_t local_len)
+/* The MPIDIG header of a received message. pme_core hands out event headers 16-byte
+ * aligned and the netmod pads its headers to 8 bytes, so MPIDIG's structures and the
+ * payload after them are aligned as they need. Returns NULL for a malformed message. */
+static inline void *am_hdr_of(const struct pme_event *ev)
 {
     if (ev->hdr_len < sizeof(MPIDI_PME_wire_hdr_t))
         return NULL;
-    const char *h = (const char *) ev->hdr + sizeof(MPIDI_PME_wire_hdr_t);
-    size_t len = ev->hdr_len - sizeof(MPIDI_PME_wire_hdr_t);
-    if (((uintptr_t) h & 7) == 0)
-        return (void *) h;
-    if (len > local_len)
-        return NULL;
-    memcpy(local, h, len);
-    return local;
+    MPIR_Assert(((uintptr_t) ev->hdr & 7) == 0);
+    return (char *) ev->hdr + sizeof(MPIDI_PME_wire_hdr_t);
 }
 
 static inline int handler_ok(int handler_id)
@@ -331,7 +336,6 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
-    uint64_t local[MPIDI_PME_HDR_BUF / 8];
     const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
 
     if (ev->hdr_len < sizeof(*wh))
@@ -343,15 +347,8 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
     if (wh->kind != MPIDI_PME_KIND_AM || !handler_ok(wh->handler_id))
         goto done;
 
-    void *am_hdr = aligned_hdr(ev, local, sizeof(local));
-    if (!am_hdr)
-        goto done;
+    void *am_hdr = am_hdr_of(ev);
     void *data = (void *) ev->data;
-    if (ev->data_len && ((uintptr_t) data & 7)) {
-        /* MPIDIG may read the payload as typed values (accumulate): realign it. */
-        memcpy(g->rx_bounce, data, ev->data_len);
-        data = g->rx_bounce;
-    }
     uint32_t attr = 0;
     MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
     mpi_errno = MPIDIG_global.target_msg_cbs[wh->handler_id] (am_hdr, data,
@@ -441,16 +438,13 @@ int MPIDI_PME_handle_rts(struct pme_event *ev)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
-    uint64_t local[MPIDI_PME_HDR_BUF / 8];
     const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
     MPIR_Request *rreq = NULL;
 
     if (ev->hdr_len < sizeof(*wh) || wh->kind != MPIDI_PME_KIND_AM ||
         !handler_ok(wh->handler_id))
         goto discard;
-    void *am_hdr = aligned_hdr(ev, local, sizeof(local));
-    if (!am_hdr)
-        goto discard;
+    void *am_hdr = am_hdr_of(ev);
 
     uint32_t attr = MPIDIG_AM_ATTR__IS_ASYNC | MPIDIG_AM_ATTR__IS_RNDV;
     MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
@@ -524,5 +518,5 @@ int MPIDI_PME_handle_send_done(struct pme_event *ev)
     if (ev->status != PME_OK)
         sreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
                                                              world_rank_of(ev->peer), "send");
-    return MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id] (sreq);
+    return origin_done(sreq);
 }

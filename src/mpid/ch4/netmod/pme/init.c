@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -41,15 +42,16 @@ cvars:
     - name        : MPIR_CVAR_CH4_PME_MAX_SLEEP_US
       category    : CH4_PME
       type        : int
-      default     : 50
+      default     : 1000
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         Longest time in microseconds that one progress call sleeps on the network
-        device when nothing has arrived for a while and the node has more runnable
-        processes than cores (see PME_WAIT and PME_SPIN_US). Shared memory is polled
-        again after each sleep, so keep it short. 0 never sleeps (only yields).
+        device when the node has more runnable processes than cores and nothing has
+        arrived for PME_SPIN_US (see PME_WAIT). A sleep lasts an eighth of the time
+        nothing has arrived, at least 50 us and at most this; PME frames end it at once,
+        shared memory is polled after it; 0 never sleeps (only yields the core).
 
     - name        : MPIR_CVAR_CH4_PME_TEST_CARD_VERSION
       category    : CH4_PME
@@ -287,7 +289,7 @@ static int vcluster_iface(const char *host, char *out, size_t len)
     return cluster_file_iface(path, host, out, len);
 }
 
-static int choose_iface(struct pme_config *cfg)
+static int choose_iface(struct pme_config *cfg, char *err, size_t errlen)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     const char *file = getenv("PME_CLUSTER_FILE");
@@ -305,12 +307,11 @@ static int choose_iface(struct pme_config *cfg)
         g->iface_origin = "PME_IFACE";
     } else if (file && *file) {
         if (cluster_file_iface(file, host, g->iface, sizeof(g->iface))) {
-            char detail[600];
-            snprintf(detail, sizeof(detail), "PME_CLUSTER_FILE=%s does not name an interface "
+            snprintf(err, errlen, "PME_CLUSTER_FILE=%s does not name an interface "
                      "for host %s: add a line \"%s <interface>\" or set PME_IFACE", file, host,
                      host);
             return make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                              "ch4:pme: no network interface for PME", detail);
+                              "ch4:pme: no network interface for PME", err);
         }
         g->iface_origin = "PME_CLUSTER_FILE";
     } else if (vcluster_iface(host, g->iface, sizeof(g->iface)) == 0) {
@@ -318,11 +319,11 @@ static int choose_iface(struct pme_config *cfg)
     } else if (auto_iface(g->iface, sizeof(g->iface)) == 0) {
         g->iface_origin = "automatic choice";
     } else {
+        snprintf(err, errlen, "no Ethernet interface on this node is up: bring one up "
+                 "(ip link set dev <interface> up) or name the interface with "
+                 "PME_IFACE=<interface>");
         return make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                          "ch4:pme: no network interface for PME",
-                          "no Ethernet interface on this node is up: bring one up "
-                          "(ip link set dev <interface> up) or name the interface with "
-                          "PME_IFACE=<interface>");
+                          "ch4:pme: no network interface for PME", err);
     }
     cfg->iface = g->iface;
     return MPI_SUCCESS;
@@ -374,6 +375,7 @@ int MPIDI_PME_init_local(int *tag_bits)
     if (rc) {
         mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
                                "ch4:pme: a PME_* environment variable is invalid", err);
+        snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
         goto fn_fail;
     }
     if (!getenv("PME_JOB_KEY"))
@@ -387,8 +389,11 @@ int MPIDI_PME_init_local(int *tag_bits)
         cfg.eager_max = (size_t) MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE;
 
     if (!cfg.device || strcmp(cfg.device, "loop")) {
-        mpi_errno = choose_iface(&cfg);
-        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = choose_iface(&cfg, err, sizeof(err));
+        if (mpi_errno) {
+            snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
+            goto fn_fail;
+        }
     }
 
     rc = pme_ep_open(&cfg, &g->ep, err, sizeof(err));
@@ -399,6 +404,8 @@ int MPIDI_PME_init_local(int *tag_bits)
                  g->iface[0] ? g->iface : "(none)", g->iface_origin ? g->iface_origin : "-");
         mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
                                err[0] ? err : pme_strerror(rc));
+        snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s",
+                 err[0] ? err : pme_strerror(rc));
         goto fn_fail;
     }
     g->open = 1;
@@ -411,12 +418,16 @@ int MPIDI_PME_init_local(int *tag_bits)
     g->max_sleep_us = MPIR_CVAR_CH4_PME_MAX_SLEEP_US > 0 ?
         (unsigned) MPIR_CVAR_CH4_PME_MAX_SLEEP_US : 0;
     g->pack_scratch = MPL_malloc(g->eager_max + 8, MPL_MEM_BUFFER);
-    g->rx_bounce = MPL_malloc(g->eager_max + MPIDI_PME_HDR_BUF + 16, MPL_MEM_BUFFER);
-    MPIR_ERR_CHKANDJUMP(!g->pack_scratch || !g->rx_bounce, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    if (!g->pack_scratch) {
+        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__, "ch4:pme: out of memory", "");
+        snprintf(g->init_errmsg, sizeof(g->init_errmsg), "out of memory");
+        goto fn_fail;
+    }
 
     if (pme_ep_addr(g->ep, g->addr, sizeof(g->addr)) < 0) {
         mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
                                "ch4:pme: cannot format the endpoint's address", "");
+        snprintf(g->init_errmsg, sizeof(g->init_errmsg), "cannot format its PME address");
         goto fn_fail;
     }
     if (MPIR_CVAR_CH4_PME_TEST_CARD_VERSION > 0) {
@@ -443,8 +454,12 @@ int MPIDI_PME_init_local(int *tag_bits)
 
   fn_exit:
     MPIR_FUNC_EXIT;
-    return mpi_errno;
+    return MPI_SUCCESS;
   fn_fail:
+    /* Report the failure from init_world, where every process learns of it through the
+     * business cards and all of MPI_Init fails together, naming this rank: a lone
+     * process aborting here would leave the others waiting in PMI. */
+    g->init_errno = mpi_errno;
     if (g->ep) {
         pme_ep_close(g->ep);
         g->ep = NULL;
@@ -453,29 +468,102 @@ int MPIDI_PME_init_local(int *tag_bits)
     goto fn_exit;
 }
 
+/* The PME wire version of a card: the text before its ':' ("pme1"). */
+static int card_version(const char *card, char *out, size_t len)
+{
+    size_t n = strcspn(card, ":");
+    if (card[n] != ':' || n >= len)
+        return -1;
+    memcpy(out, card, n);
+    out[n] = 0;
+    return 0;
+}
+
+/* Why the job cannot start PME, from everyone's business cards: the first process that
+ * could not open its endpoint, or the first that speaks another wire version than rank
+ * 0. Returns 1 and fills summary and detail if so, 0 when every card is usable. */
+static int job_init_failure(const char *table, int size, char *summary, size_t slen,
+                            char *detail, size_t dlen)
+{
+    char ver0[16] = "", ver[16];
+    card_version(table, ver0, sizeof(ver0));
+    for (int i = 0; i < size; i++) {
+        const char *c = table + (size_t) i * MPIDI_PME_CARD_LEN;
+        if (c[0] == '!') {
+            const char *why = strchr(c, ':');
+            snprintf(summary, slen, "ch4:pme: rank %d could not start PME on host %.*s", i,
+                     (int) strcspn(c + 1, ":"), c + 1);
+            snprintf(detail, dlen, "%s", why ? why + 2 : c + 1);
+            return 1;
+        }
+        if (ver0[0] && card_version(c, ver, sizeof(ver)) == 0 && strcmp(ver, ver0)) {
+            snprintf(summary, slen, "ch4:pme: rank %d runs another PME version (wire version "
+                     "%s) than rank 0 (wire version %s)", i, ver, ver0);
+            snprintf(detail, dlen, "run every process of the job with the same PME build (the "
+                     "same MPICH installation, built by maint/build-mpich from the same PME "
+                     "sources)");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* hydra tears a job down as soon as one process aborts and may drop the output still on
+ * its way, so that a failed MPI_Init sometimes ended with nothing printed at all. Rank 0
+ * states the reason itself, and every process gives that line time to reach mpiexec
+ * before MPICH aborts the job. */
+static void announce_init_failure(int rank, const char *summary, const char *detail)
+{
+    if (rank == 0) {
+        fprintf(stderr, "%s: %s\n", summary, detail);
+        fflush(stderr);
+    }
+    struct timespec pause = { 0, 300 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
+}
+
 int MPIDI_PME_init_world(void)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     void *table = NULL;
-    int recv_bc_len = PME_ADDR_MAX;
+    int recv_bc_len = MPIDI_PME_CARD_LEN;
     int size = MPIR_Process.size;
     int rank = MPIR_Process.rank;
-    char card[PME_ADDR_MAX];
+    char card[MPIDI_PME_CARD_LEN];
+    char host[128];
 
     MPIR_FUNC_ENTER;
 
+    /* A card is our PME address, or "!<host>: <why PME did not start here>". */
     memset(card, 0, sizeof(card));
-    snprintf(card, sizeof(card), "%s", g->addr);
-    mpi_errno = MPIDU_bc_table_create(rank, size, MPIR_Process.node_map, card, PME_ADDR_MAX,
-                                      TRUE, 0, &table, &recv_bc_len);
+    if (gethostname(host, sizeof(host)))
+        snprintf(host, sizeof(host), "?");
+    host[sizeof(host) - 1] = 0;
+    if (g->init_errno)
+        snprintf(card, sizeof(card), "!%s: %s", host, g->init_errmsg);
+    else
+        snprintf(card, sizeof(card), "%s", g->addr);
+    mpi_errno = MPIDU_bc_table_create(rank, size, MPIR_Process.node_map, card,
+                                      MPIDI_PME_CARD_LEN, TRUE, 0, &table, &recv_bc_len);
     MPIR_ERR_CHECK(mpi_errno);
+
+    /* Any process that could not start PME, or that speaks another PME wire version than
+     * rank 0, fails the whole job, with the same explanation in every process. */
+    char summary[200], detail[MPIDI_PME_CARD_LEN];
+    if (job_init_failure(table, size, summary, sizeof(summary), detail, sizeof(detail))) {
+        /* a process that failed itself keeps its own, longer error stack */
+        mpi_errno = g->init_errno ? g->init_errno :
+            make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
+        announce_init_failure(rank, summary, detail);
+        MPIDU_bc_table_destroy();
+        goto fn_fail;
+    }
 
     for (int i = 0; i < size; i++) {
         char addr[PME_ADDR_MAX];
         pme_peer_t peer;
-        memcpy(addr, (char *) table + (size_t) i * PME_ADDR_MAX, PME_ADDR_MAX);
-        addr[PME_ADDR_MAX - 1] = 0;
+        snprintf(addr, sizeof(addr), "%s", (char *) table + (size_t) i * MPIDI_PME_CARD_LEN);
         int rc = pme_ep_add_peer(g->ep, addr, &peer);
         if (rc) {
             char summary[200];
@@ -553,9 +641,8 @@ int MPIDI_PME_mpi_finalize_hook(void)
         MPL_free(m);
     }
     MPL_free(g->pack_scratch);
-    MPL_free(g->rx_bounce);
     MPL_free(g->peers);
-    g->pack_scratch = g->rx_bounce = NULL;
+    g->pack_scratch = NULL;
     g->peers = NULL;
     g->npeers_alloc = 0;
 

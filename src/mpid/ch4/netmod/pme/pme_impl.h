@@ -32,6 +32,9 @@ typedef struct {
 #define MPIDI_PME_AMREQ_RNDV_OFFER  0x1 /* receiver: an offer waits for pme_rndv_accept */
 #define MPIDI_PME_AMREQ_PACKED      0x2 /* receiver: data lands in pack_buf, unpacked later */
 
+/* Business cards exchanged through PMI: a PME address, or "!<host>: <error>". */
+#define MPIDI_PME_CARD_LEN 256
+
 /* Largest netmod header + MPIDIG header we build on the stack. */
 #define MPIDI_PME_HDR_BUF 1536
 
@@ -43,7 +46,6 @@ typedef struct MPIDI_PME_sendq {
     MPIR_Request *sreq;         /* NULL for header-only messages */
     struct iovec iov;
     int iovcnt;
-    void *owned;                /* a buffer this entry frees when sent (packed data) */
     size_t hdr_len;
     uint64_t hdr[];             /* copy of the wire header + MPIDIG header */
 } MPIDI_PME_sendq_t;
@@ -77,6 +79,8 @@ typedef struct {
     char iface[64];
     const char *iface_origin;   /* how the interface was chosen (for messages) */
     char addr[PME_ADDR_MAX];    /* our address as published */
+    int init_errno;             /* why init_local failed (reported by init_world) */
+    char init_errmsg[240];      /* the same, one line, for the other processes */
 
     MPIDI_PME_peer_t *peers;
     uint32_t npeers_alloc;
@@ -90,11 +94,11 @@ typedef struct {
     /* waiting policy */
     uint64_t idle_since_ns;
     int last_progress_count;
+    uint64_t last_frames;
     unsigned max_sleep_us;
 
-    /* scratch: packing small non-contiguous sends, realigning received messages */
+    /* scratch: packing small non-contiguous sends */
     void *pack_scratch;
-    void *rx_bounce;
 
     /* connect/accept */
     MPIDI_PME_dynmsg_t *dyn_head;

@@ -4,8 +4,9 @@
  * ch4 calls this hook in its progress loop together with shared memory, so it must
  * never block for long. When a pass finds nothing, pme_ep_idle decides: return at
  * once while every runnable process has a core (polling is fastest), otherwise yield
- * the core, and after PME_SPIN_US without traffic sleep on the device for at most
- * MPIR_CVAR_CH4_PME_MAX_SLEEP_US so that oversubscribed nodes make progress.
+ * the core, and after PME_SPIN_US without traffic sleep on the device (woken by the
+ * next frame) for a time that grows with the idleness, up to
+ * MPIR_CVAR_CH4_PME_MAX_SLEEP_US, so that oversubscribed nodes make progress.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -84,15 +85,28 @@ int MPIDI_PME_progress(int vci, int blocking)
     }
     MPIR_ERR_CHECK(mpi_errno);
 
-    /* Idle accounting: our own events, queued sends, or any request freed by the
+    /* Idle accounting: events, frames sent or received (a rendezvous transfer moves
+     * many frames before its one event), queued sends, or any request freed by the
      * progress engine (shared memory traffic) count as activity. */
+    uint64_t frames = pme_ep_activity(g->ep);
     int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(vci).progress_count);
     uint64_t now = MPIDI_PME_now_ns();
-    if (n || g->sendq_head || count != g->last_progress_count || !g->idle_since_ns) {
+    if (n || g->sendq_head || frames != g->last_frames || count != g->last_progress_count ||
+        !g->idle_since_ns) {
         g->idle_since_ns = now;
         g->last_progress_count = count;
+        g->last_frames = frames;
     } else {
-        pme_ep_idle(g->ep, (now - g->idle_since_ns) / 1000, g->max_sleep_us);
+        /* The longer nothing comes, the longer the sleep (an eighth of the idle time,
+         * 50 us to max_sleep_us): waiting ranks of an oversubscribed node then leave
+         * the cores to the ranks that have work, yet wake at once for a PME frame. */
+        uint64_t idle_us = (now - g->idle_since_ns) / 1000;
+        uint64_t sleep_us = idle_us / 8;
+        if (sleep_us < 50)
+            sleep_us = 50;
+        if (sleep_us > g->max_sleep_us)
+            sleep_us = g->max_sleep_us;
+        pme_ep_idle(g->ep, idle_us, (unsigned) sleep_us);
     }
 
   fn_exit:

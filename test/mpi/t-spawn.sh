@@ -1,0 +1,19 @@
+#!/bin/bash
+# t-spawn.sh - dynamic processes over ch4:pme: MPI_Comm_spawn of 4 children from 4
+# parents on a 4-node virtual cluster (children land on the parents' nodes, so the test
+# covers PME between processes of one node too), point-to-point and collectives across
+# the intercommunicator, MPI_Intercomm_merge and MPI_Comm_disconnect.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+pme_require_root
+pme_need_mpich
+pme_tmpdir; work=$REPLY
+pme_compile "$work/pme_spawn" "$pme_repo/test/mpi/pme_spawn.c"
+pme_cluster_name nmspwn; name=$REPLY
+pme_cluster_up "$name" --nodes 4
+out=$work/out
+PME_MPIEXEC_TIMEOUT=120 pme_mpiexec "$name" -n 4 -ppn 1 "$work/pme_spawn" 4 >"$out" 2>&1 ||
+    { cat "$out"; pme_fail "pme_spawn failed"; }
+cat "$out"
+grep -q '^pme_spawn: OK' "$out" || pme_fail "no 'pme_spawn: OK'"
+[ "$(grep -c '^pme_spawn: child .*: ok' "$out")" = 4 ] || pme_fail "not every child reported ok"
