@@ -394,6 +394,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "pme_perf: %s\n", err);
         return 1;
     }
+    /* Control messages (a header, no data) must be eager: a reply offered by rendezvous
+     * while the other side streams would need a receive buffer of its own. */
+    if (pme_ep_eager_max(ep) < 2 * sizeof(struct msg_hdr)) {
+        fprintf(stderr, "pme_perf: PME_EAGER_MAX=%zu is too small for pme_perf: it needs at "
+                "least %zu bytes (its control messages are eager)\n", pme_ep_eager_max(ep),
+                2 * sizeof(struct msg_hdr));
+        return 1;
+    }
     char addr[PME_ADDR_MAX];
     pme_ep_addr(ep, addr, sizeof(addr));
     if (o.server) {
