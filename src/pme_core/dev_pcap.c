@@ -1,8 +1,8 @@
 /*
  * dev_pcap.c - raw frames from user space through libpcap.
  *
- * Receive: libpcap's memory-mapped ring in immediate mode (no batching delay), on a
- * socket bound to PME's EtherType only, with a kernel-side BPF filter on PME's EtherType, this interface's MAC and this endpoint's
+ * Receive: libpcap's memory-mapped ring in immediate mode (no batching delay), with a
+ * kernel-side BPF filter on PME's EtherType, this interface's MAC and this endpoint's
  * id, so that of P processes sharing a NIC each wakes only for its own frames.
  * Send: gathered straight from the caller's buffers with sendmsg()/sendmmsg() on the
  * socket libpcap opened (already bound to the interface), without blocking: a full
@@ -193,10 +193,6 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
     pcap_set_snaplen(d->pc, (int)mtu + PME_ETH_HLEN + 4);
     pcap_set_promisc(d->pc, 0);
     pcap_set_immediate_mode(d->pc, 1);
-    /* Bind the socket to PME's EtherType rather than to every protocol: the kernel then
-     * hands it only PME frames, and no longer copies each frame this host sends to it
-     * (a socket of every protocol is a tap on the outgoing path too). */
-    pcap_set_protocol_linux(d->pc, cfg->ethertype); /* host byte order */
     if (cfg->ring_bytes)
         pcap_set_buffer_size(d->pc, (int)(cfg->ring_bytes > (1u << 30) ? 1u << 30
                                                                         : cfg->ring_bytes));
