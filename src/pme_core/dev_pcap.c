@@ -193,6 +193,9 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
     pcap_set_snaplen(d->pc, (int)mtu + PME_ETH_HLEN + 4);
     pcap_set_promisc(d->pc, 0);
     pcap_set_immediate_mode(d->pc, 1);
+    /* The socket stays one of every protocol (no pcap_set_protocol_linux): only such a
+     * socket also gets the frames this host sends, which is how two endpoints on one
+     * interface (processes of one node talking over PME) reach each other. */
     if (cfg->ring_bytes)
         pcap_set_buffer_size(d->pc, (int)(cfg->ring_bytes > (1u << 30) ? 1u << 30
                                                                         : cfg->ring_bytes));

@@ -1,7 +1,10 @@
 #!/bin/bash
 # Messages of every size class cross a veth pair between two network namespaces through
 # the libpcap device intact and in order: without loss, and with 5% of frames dropped
-# at random by nftables on the receiving interface.
+# at random by nftables on the receiving interface. Two endpoints on the same interface
+# (processes of one node, as MPI_Comm_spawn's children and their parent) reach each
+# other too: their frames never arrive from the wire, only through the kernel's copy of
+# outgoing frames to packet sockets.
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root
@@ -15,6 +18,12 @@ echo "== no loss"
 start_server pmetv$$b pmetv$$vb --verify
 ip netns exec pmetv$$a "$PME_PERF" client -i pmetv$$va --peer "$SERVER_ADDR" --verify \
     -s "$sizes" -n 10 --seconds 0.05 || { echo "FAIL: client"; exit 1; }
+wait_server
+
+echo "== two endpoints on one interface"
+start_server pmetv$$a pmetv$$va --verify
+ip netns exec pmetv$$a "$PME_PERF" client -i pmetv$$va --peer "$SERVER_ADDR" --verify \
+    -s 8,20000,1m -n 10 --seconds 0.05 || { echo "FAIL: client on the server's interface"; exit 1; }
 wait_server
 
 echo "== 5% loss on the receiving side of each direction"
