@@ -21,6 +21,16 @@ pme_cluster_up "$name" --nodes 4
 
 fails=0
 out=$work/out
+# verdict CASE OK SUMMARY: report a case; a failed one shows the job's output and counts.
+verdict() {
+    if [ "$2" = 1 ]; then
+        echo "ok   $1 $3"
+    else
+        sed 's/^/    | /' "$out" | head -30
+        fails=$((fails + 1))
+    fi
+}
+
 # expect_failure CASE PATTERN... -- MPIEXEC-ARGS...: the job must end within 60 s with a
 # non-zero status and its output must contain every PATTERN (fixed strings), every time
 # (rank 0 states the reason of a failed MPI_Init before hydra tears the job down).
@@ -40,12 +50,7 @@ expect_failure() {
     for p in "${pats[@]}"; do
         grep -qF -- "$p" "$out" || { echo "FAIL $case: no \"$p\" in the output"; ok=0; }
     done
-    if [ $ok = 1 ]; then
-        echo "ok   $case (exit $rc after ${secs}s): $(grep -m1 -oE 'ch4:pme.*' "$out" | cut -c1-150)"
-    else
-        sed 's/^/    | /' "$out" | head -30
-        fails=$((fails + 1))
-    fi
+    verdict "$case" $ok "(exit $rc after ${secs}s): $(grep -m1 -oE 'ch4:pme.*' "$out" | cut -c1-150)"
 }
 
 # 1. no such interface
@@ -62,7 +67,7 @@ expect_failure "interface down" \
 "$pme_vc" exec --name "$name" 1 ip link set dev eth0 up
 
 # 3. no CAP_NET_RAW: root without that capability (an unprivileged user could not even
-#    read the default install prefix under /root/.cache)
+#    read the default install prefix in root's cache directory)
 expect_failure "no CAP_NET_RAW" \
     'no permission for raw Ethernet frames on eth0' 'CAP_NET_RAW' -- \
     -n 4 -ppn 1 setpriv --bounding-set=-net_raw "$work/whoami"
@@ -87,12 +92,7 @@ for r in 0 1 3; do
     echo "$line" | grep -q 'rank 2 stopped answering for 2000 ms (PME_PEER_TIMEOUT_MS)' ||
         { echo "FAIL peer death: rank $r's error does not name rank 2 and PME_PEER_TIMEOUT_MS"; ok=0; }
 done
-if [ $ok = 1 ]; then
-    echo "ok   peer death (${secs}s): $(grep -m1 '^rank 0:' "$out" | cut -c1-200)"
-else
-    sed 's/^/    | /' "$out" | head -30
-    fails=$((fails + 1))
-fi
+verdict "peer death" $ok "(${secs}s): $(grep -m1 '^rank 0:' "$out" | cut -c1-200)"
 
 # 5. two PME versions in one job
 expect_failure "mixed PME versions" \

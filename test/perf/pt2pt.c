@@ -211,13 +211,20 @@ static long receiver_verify(struct bench_ctx *c)
     return slots_verify(c);
 }
 
+/* Windowed tests: `streams` windows of messages are in flight per iteration (one per
+ * direction and pair), which sets the bytes and messages an iteration moves. */
+static int windowed_setup(struct bench_ctx *c, int all_pairs, double streams)
+{
+    int rc = p2p_setup(c, all_pairs, 1);
+    struct p2p *p = c->state;
+    c->ops_per_iter = streams * p->window;
+    c->bytes_per_iter = c->ops_per_iter * (double)c->size;
+    return rc;
+}
+
 static int bw_setup(struct bench_ctx *c)
 {
-    int rc = p2p_setup(c, 0, 1);
-    struct p2p *p = c->state;
-    c->bytes_per_iter = (double)p->window * (double)c->size;
-    c->ops_per_iter = p->window;
-    return rc;
+    return windowed_setup(c, 0, 1);
 }
 
 const struct bench bench_bw = {
@@ -236,12 +243,7 @@ const struct bench bench_bw = {
 
 static int msgrate_setup(struct bench_ctx *c)
 {
-    int rc = p2p_setup(c, 1, 1);
-    struct p2p *p = c->state;
-    int pairs = c->nranks / 2;
-    c->bytes_per_iter = (double)pairs * p->window * (double)c->size;
-    c->ops_per_iter = (double)pairs * p->window;
-    return rc;
+    return windowed_setup(c, 1, c->nranks / 2);
 }
 
 const struct bench bench_msgrate = {
@@ -262,11 +264,7 @@ const struct bench bench_msgrate = {
 
 static int bibw_setup(struct bench_ctx *c)
 {
-    int rc = p2p_setup(c, 0, 1);
-    struct p2p *p = c->state;
-    c->bytes_per_iter = 2.0 * p->window * (double)c->size;
-    c->ops_per_iter = 2.0 * p->window;
-    return rc;
+    return windowed_setup(c, 0, 2);
 }
 
 /* Both ranks post a window of receives and a window of sends, then wait for all. */
