@@ -15,7 +15,7 @@
 void pme_config_init(struct pme_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->device = "pcap";
+    cfg->device = "ring";
     cfg->iface = NULL;
     cfg->ep_id = -1;
     cfg->job_key = 0;
@@ -92,8 +92,8 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     int b;
 
     if ((v = getenv("PME_DEVICE")) && *v) {
-        if (strcmp(v, "pcap") && strcmp(v, "loop") && strcmp(v, "kernel"))
-            return bad(err, errlen, "PME_DEVICE", v, "pcap, kernel or loop");
+        if (strcmp(v, "ring") && strcmp(v, "pcap") && strcmp(v, "loop") && strcmp(v, "kernel"))
+            return bad(err, errlen, "PME_DEVICE", v, "ring, pcap, kernel or loop");
         cfg->device = v;
     }
     if ((v = getenv("PME_IFACE")) && *v)

@@ -2,7 +2,8 @@
  * dev.h - the device ops table: how pme_core reaches a wire.
  *
  * A device sends and receives whole Ethernet frames of PME's EtherType for one
- * endpoint. Three devices exist: libpcap (raw frames from user space), loop (an
+ * endpoint. The devices: ring (raw frames from user space through a packet ring PME
+ * maps and reads itself, the default), pcap (the same through libpcap), loop (an
  * in-process wire for tests, with fault injection) and kernel (/dev/pme of kmod/).
  */
 #ifndef PME_DEV_H
@@ -50,6 +51,7 @@ struct pme_dev {
     unsigned mtu;
 };
 
+extern const struct pme_dev_ops pme_dev_ring_ops;
 extern const struct pme_dev_ops pme_dev_pcap_ops;
 extern const struct pme_dev_ops pme_dev_loop_ops;
 extern const struct pme_dev_ops pme_dev_kernel_ops;

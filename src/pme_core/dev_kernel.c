@@ -17,7 +17,7 @@ static int kernel_open(struct pme_dev **dev, const struct pme_config *cfg, uint1
     *dev = NULL;
     snprintf(err, errlen,
              "PME_DEVICE=kernel needs /dev/pme from PME's kernel module (kmod/), which this "
-             "version does not provide yet: use PME_DEVICE=pcap (root or CAP_NET_RAW)");
+             "version does not provide yet: use PME_DEVICE=ring (root or CAP_NET_RAW)");
     return PME_ERR_NOSYS;
 }
 

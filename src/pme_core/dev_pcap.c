@@ -8,17 +8,13 @@
  * socket libpcap opened (already bound to the interface), without blocking: a full
  * device is reported so the transport can wait for room.
  */
-#include <errno.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "dev.h"
+#include "dev_eth.h"
 #include "pme_wire.h"
 
 struct pcap_dev {
@@ -47,33 +43,9 @@ static int pcap_dev_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
     return n >= 0 ? n : PME_ERR_DEVICE;
 }
 
-static int is_full(int e)
-{
-    return e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS;
-}
-
 static int pcap_dev_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
 {
-    struct pcap_dev *d = (struct pcap_dev *)dev;
-    if (n == 1) {
-        struct msghdr mh = {.msg_iov = (struct iovec *)frames[0].iov,
-                            .msg_iovlen = (size_t)frames[0].iovcnt};
-        if (sendmsg(d->fd, &mh, MSG_DONTWAIT) >= 0)
-            return 1;
-        return is_full(errno) ? 0 : PME_ERR_DEVICE;
-    }
-    struct mmsghdr mm[64];
-    if (n > 64)
-        n = 64;
-    memset(mm, 0, sizeof(mm[0]) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        mm[i].msg_hdr.msg_iov = (struct iovec *)frames[i].iov;
-        mm[i].msg_hdr.msg_iovlen = (size_t)frames[i].iovcnt;
-    }
-    int sent = sendmmsg(d->fd, mm, (unsigned)n, MSG_DONTWAIT);
-    if (sent >= 0)
-        return sent;
-    return is_full(errno) ? 0 : PME_ERR_DEVICE;
+    return pme_eth_send(((struct pcap_dev *)dev)->fd, frames, n);
 }
 
 static int pcap_dev_fd(struct pme_dev *dev)
@@ -96,65 +68,11 @@ static void pcap_dev_close(struct pme_dev *dev)
     free(d);
 }
 
-/* The interface's MAC, MTU and state, with errors a user can act on. */
-static int probe_iface(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
-                       size_t errlen)
-{
-    if (!ifname || !*ifname) {
-        snprintf(err, errlen,
-                 "no interface given: set PME_IFACE to the Ethernet interface PME should use "
-                 "(pme_info lists them)");
-        return PME_ERR_NODEV;
-    }
-    if (strlen(ifname) >= IF_NAMESIZE || !if_nametoindex(ifname)) {
-        snprintf(err, errlen,
-                 "interface \"%s\" does not exist here: check PME_IFACE (pme_info lists "
-                 "the interfaces PME can use)",
-                 ifname);
-        return PME_ERR_NODEV;
-    }
-    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s < 0) {
-        snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(errno));
-        return PME_ERR_DEVICE;
-    }
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof(ifr));
-    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-    int rc = PME_OK;
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
-        snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(errno));
-        rc = PME_ERR_DEVICE;
-    } else if (!(ifr.ifr_flags & IFF_UP)) {
-        snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)",
-                 ifname, ifname);
-        rc = PME_ERR_IFDOWN;
-    } else if (ioctl(s, SIOCGIFHWADDR, &ifr) < 0 || ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
-        snprintf(err, errlen, "interface %s is not an Ethernet interface", ifname);
-        rc = PME_ERR_NODEV;
-    } else {
-        memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-        if (ioctl(s, SIOCGIFMTU, &ifr) < 0) {
-            snprintf(err, errlen, "cannot read the MTU of %s: %s", ifname, strerror(errno));
-            rc = PME_ERR_DEVICE;
-        } else {
-            *mtu = (unsigned)ifr.ifr_mtu;
-        }
-    }
-    close(s);
-    return rc;
-}
-
 static int activate_error(pcap_t *pc, int rc, const char *ifname, char *err, size_t errlen)
 {
     switch (rc) {
     case PCAP_ERROR_PERM_DENIED:
-        snprintf(err, errlen,
-                 "no permission for raw Ethernet frames on %s: run as root, give the program "
-                 "CAP_NET_RAW (setcap cap_net_raw+ep <program>), or use the kernel device "
-                 "(PME_DEVICE=kernel with PME's kmod/ loaded)",
-                 ifname);
-        return PME_ERR_PERM;
+        return pme_eth_perm_error(ifname, err, errlen);
     case PCAP_ERROR_NO_SUCH_DEVICE:
         snprintf(err, errlen, "interface \"%s\" does not exist: check PME_IFACE", ifname);
         return PME_ERR_NODEV;
@@ -174,7 +92,7 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
     char ebuf[PCAP_ERRBUF_SIZE];
     uint8_t mac[6];
     unsigned mtu = 0;
-    int rc = probe_iface(cfg->iface, mac, &mtu, err, errlen);
+    int rc = pme_eth_probe(cfg->iface, mac, &mtu, err, errlen);
     if (rc)
         return rc;
     struct pcap_dev *d = calloc(1, sizeof(*d));
@@ -206,11 +124,7 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
         return rc;
     }
     char filter[160];
-    snprintf(filter, sizeof(filter),
-             "ether proto 0x%04x and ether dst %02x:%02x:%02x:%02x:%02x:%02x and "
-             "ether[%d:2] = %u",
-             cfg->ethertype, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5],
-             PME_WIRE_OFF_DST_EP, ep_id);
+    pme_eth_filter_expr(filter, sizeof(filter), cfg->ethertype, mac, ep_id);
     struct bpf_program prog;
     if (pcap_compile(d->pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
         pcap_setfilter(d->pc, &prog) < 0) {

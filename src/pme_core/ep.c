@@ -236,6 +236,11 @@ unsigned pme_ep_mtu(pme_ep_t *ep)
     return ep->mtu;
 }
 
+const char *pme_ep_device(pme_ep_t *ep)
+{
+    return ep->dev->ops->name;
+}
+
 int pme_ep_fd(pme_ep_t *ep)
 {
     return ep->dev->ops->fd(ep->dev);
@@ -281,9 +286,9 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     int rc = validate(cfg_in, err, errlen);
     if (rc)
         return rc;
-    const struct pme_dev_ops *ops = pme_dev_find(cfg_in->device ? cfg_in->device : "pcap");
+    const struct pme_dev_ops *ops = pme_dev_find(cfg_in->device ? cfg_in->device : "ring");
     if (!ops) {
-        snprintf(err, errlen, "unknown PME device \"%s\" (use pcap, kernel or loop)",
+        snprintf(err, errlen, "unknown PME device \"%s\" (use ring, pcap, kernel or loop)",
                  cfg_in->device);
         return PME_ERR_INVAL;
     }

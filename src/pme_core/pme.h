@@ -91,8 +91,8 @@ size_t pme_loop_wire_take(struct pme_loop_wire *wire, const uint8_t mac[6], void
                           size_t len);
 
 struct pme_config {
-    const char *device;         /* "pcap", "loop" or "kernel"           PME_DEVICE */
-    const char *iface;          /* interface name (pcap, kernel)        PME_IFACE */
+    const char *device;         /* "ring", "pcap", "loop" or "kernel"   PME_DEVICE */
+    const char *iface;          /* interface name (ring, pcap, kernel) PME_IFACE */
     int ep_id;                  /* endpoint id 0..65534, -1: from pid   PME_EP_ID */
     uint32_t job_key;           /* frames with another key are dropped  PME_JOB_KEY */
     uint16_t ethertype;         /* default 0x88B5                       PME_ETHERTYPE */
@@ -109,7 +109,7 @@ struct pme_config {
     unsigned spin_us;           /* AUTO: how long to poll before sleeping PME_SPIN_US */
     unsigned local_procs;       /* processes of the job on this node (0: unknown) */
     unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
-    size_t ring_bytes;          /* kernel receive ring (pcap)           PME_RING */
+    size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
     struct pme_loop_wire *loop_wire; /* the wire of the loop device */
 };
@@ -143,6 +143,7 @@ const char *pme_ep_last_error(pme_ep_t *ep);
 size_t pme_ep_max_hdr(pme_ep_t *ep);
 size_t pme_ep_eager_max(pme_ep_t *ep);
 unsigned pme_ep_mtu(pme_ep_t *ep);
+const char *pme_ep_device(pme_ep_t *ep); /* the device's name: "ring", "pcap", ... */
 int pme_ep_fd(pme_ep_t *ep);    /* descriptor to sleep on, -1 if none */
 
 /* Send hdr (hdr_len <= pme_ep_max_hdr) and the bytes of iov to peer. Eager messages are

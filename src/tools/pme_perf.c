@@ -405,7 +405,7 @@ int main(int argc, char **argv)
     char addr[PME_ADDR_MAX];
     pme_ep_addr(ep, addr, sizeof(addr));
     if (o.server) {
-        printf("pme_perf server at %s (mtu %u)\n", addr, pme_ep_mtu(ep));
+        printf("pme_perf server at %s (mtu %u, device %s)\n", addr, pme_ep_mtu(ep), pme_ep_device(ep));
         fflush(stdout);
         if (o.addr_file) {
             char tmp[4096];
@@ -432,7 +432,8 @@ int main(int argc, char **argv)
     if (o.csv)
         printf("test,wait,size,value,unit\n");
     else
-        printf("pme_perf client %s -> %s, mtu %u, wait %s\n", addr, o.peer, pme_ep_mtu(ep), mode);
+        printf("pme_perf client %s -> %s, mtu %u, device %s, wait %s\n", addr, o.peer, pme_ep_mtu(ep),
+               pme_ep_device(ep), mode);
     /* One small exchange opens the connection before anything is timed. */
     pingpong(&(struct opts){.iters = 10, .warmup = 0, .verify = o.verify}, 8, &seq);
     for (int i = 0; i < nsizes && do_pp; i++) {

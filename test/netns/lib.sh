@@ -88,3 +88,8 @@ wait_server() {
         exit 1
     fi
 }
+
+# no_loss NS: remove the loss rule of NS
+no_loss() {
+    ip netns exec "$1" nft delete table netdev pmeloss
+}

@@ -1,0 +1,271 @@
+/*
+ * dev_ring.c - raw frames through a packet ring that PME maps and reads itself.
+ *
+ * Why not libpcap here: libpcap's non-blocking read makes a poll() system call every
+ * time it finds its ring empty (to notice an interface that went away), and that poll
+ * takes the socket's receive-queue lock, the lock the kernel needs to put the next
+ * frame into the ring. A process spinning on an empty ring so slows the very delivery
+ * it waits for. This device sets up the same kind of ring (TPACKET_V2 on an AF_PACKET
+ * socket), checks the status word of the next slot in memory, and makes no system call
+ * while it waits; sleeping is poll() on the socket as before. libpcap still compiles the
+ * kernel-side frame filter. Sends are the same gathered sendmsg() as the pcap device's.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dev_eth.h"
+#include "pme_wire.h"
+
+/* Consecutive empty polls between two looks at the socket's error (an interface that
+ * went down): rare enough to cost nothing, often enough to notice within a millisecond
+ * of spinning or a few wake-ups of sleeping (the socket polls as an error then). */
+#define ERROR_CHECK_EVERY 1024u
+
+struct ring_dev {
+    struct pme_dev base;
+    int fd;
+    uint8_t *ring;
+    size_t ring_len;
+    size_t block_size;
+    unsigned frame_size;
+    unsigned frames_per_block;
+    unsigned nframes;
+    unsigned cur; /* the next slot to look at */
+    unsigned empty_polls;
+    uint64_t drops; /* the kernel's count resets on every read: kept here */
+};
+
+static struct tpacket2_hdr *slot(const struct ring_dev *d, unsigned i)
+{
+    size_t block = i / d->frames_per_block, in_block = i % d->frames_per_block;
+    return (struct tpacket2_hdr *)(d->ring + block * d->block_size +
+                                   in_block * (size_t)d->frame_size);
+}
+
+static int socket_error(struct ring_dev *d)
+{
+    int e = 0;
+    socklen_t len = sizeof(e);
+    if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+        e = errno;
+    return e;
+}
+
+static int ring_dev_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
+{
+    struct ring_dev *d = (struct ring_dev *)dev;
+    int n = 0;
+    while (n < max) {
+        struct tpacket2_hdr *h = slot(d, d->cur);
+        /* Acquire: the frame's bytes are the kernel's until this word says otherwise. */
+        if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+            break;
+        if ((size_t)h->tp_mac + h->tp_snaplen <= d->frame_size)
+            fn(arg, (const uint8_t *)h + h->tp_mac, h->tp_snaplen);
+        /* Release: the slot goes back to the kernel after we are done reading it. */
+        __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+        d->cur = d->cur + 1 == d->nframes ? 0 : d->cur + 1;
+        n++;
+    }
+    if (n) {
+        d->empty_polls = 0;
+    } else if (++d->empty_polls >= ERROR_CHECK_EVERY) {
+        d->empty_polls = 0;
+        if (socket_error(d))
+            return PME_ERR_DEVICE;
+    }
+    return n;
+}
+
+static int ring_dev_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
+{
+    return pme_eth_send(((struct ring_dev *)dev)->fd, frames, n);
+}
+
+static int ring_dev_fd(struct pme_dev *dev)
+{
+    return ((struct ring_dev *)dev)->fd;
+}
+
+static uint64_t ring_dev_overruns(struct pme_dev *dev)
+{
+    struct ring_dev *d = (struct ring_dev *)dev;
+    struct tpacket_stats st;
+    socklen_t len = sizeof(st);
+    if (getsockopt(d->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0)
+        d->drops += st.tp_drops;
+    return d->drops;
+}
+
+static void ring_dev_close(struct pme_dev *dev)
+{
+    struct ring_dev *d = (struct ring_dev *)dev;
+    if (d->ring)
+        munmap(d->ring, d->ring_len);
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d);
+}
+
+/* Hand the kernel the filter libpcap compiles for our frames. libpcap's instructions
+ * have the layout of the kernel's classic BPF (struct sock_filter); the program header
+ * below is struct sock_fprog's, declared here so that the kernel's BPF header and
+ * libpcap's need not meet in one file. */
+static int attach_filter(struct ring_dev *d, const struct pme_config *cfg, uint16_t ep_id,
+                         unsigned snaplen, char *err, size_t errlen)
+{
+    char expr[160];
+    pme_eth_filter_expr(expr, sizeof(expr), cfg->ethertype, d->base.mac, ep_id);
+    pcap_t *dead = pcap_open_dead(DLT_EN10MB, (int)snaplen);
+    if (!dead) {
+        snprintf(err, errlen, "libpcap cannot compile the frame filter (out of memory)");
+        return PME_ERR_NOMEM;
+    }
+    struct bpf_program prog;
+    int rc = PME_OK;
+    if (pcap_compile(dead, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+        snprintf(err, errlen, "cannot compile the frame filter: %s", pcap_geterr(dead));
+        rc = PME_ERR_DEVICE;
+    } else {
+        struct {
+            unsigned short len;
+            struct bpf_insn *filter;
+        } fprog = {(unsigned short)prog.bf_len, prog.bf_insns};
+        if (setsockopt(d->fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof(fprog)) < 0) {
+            snprintf(err, errlen, "cannot install the frame filter on %s: %s", cfg->iface,
+                     strerror(errno));
+            rc = PME_ERR_DEVICE;
+        }
+        pcap_freecode(&prog);
+    }
+    pcap_close(dead);
+    return rc;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 4096;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* A ring of whole frames of the interface's MTU, about cfg->ring_bytes in all. Blocks
+ * hold several frames each so that jumbo frames do not waste half a block. */
+static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned snaplen,
+                    char *err, size_t errlen)
+{
+    int version = TPACKET_V2;
+    if (setsockopt(d->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof(version)) < 0) {
+        snprintf(err, errlen, "the kernel has no TPACKET_V2 packet rings: %s (use PME_DEVICE=pcap)",
+                 strerror(errno));
+        return PME_ERR_DEVICE;
+    }
+    /* Where the kernel puts a raw frame in its slot: after the slot header and the
+     * link-layer address, aligned. */
+    unsigned mac_off = TPACKET_ALIGN(TPACKET2_HDRLEN + 16);
+    d->frame_size = TPACKET_ALIGN(mac_off + snaplen);
+    d->block_size = pow2_at_least((size_t)d->frame_size * 8 > 65536 ? (size_t)d->frame_size * 8
+                                                                    : 65536);
+    d->frames_per_block = (unsigned)(d->block_size / d->frame_size);
+    size_t bytes = cfg->ring_bytes ? cfg->ring_bytes : 16u << 20;
+    if (bytes > (1u << 30))
+        bytes = 1u << 30;
+    size_t nblocks = bytes / d->block_size;
+    if (nblocks < 2)
+        nblocks = 2;
+    d->nframes = (unsigned)(nblocks * d->frames_per_block);
+    struct tpacket_req req = {
+        .tp_block_size = (unsigned)d->block_size,
+        .tp_block_nr = (unsigned)nblocks,
+        .tp_frame_size = d->frame_size,
+        .tp_frame_nr = d->nframes,
+    };
+    if (setsockopt(d->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0) {
+        snprintf(err, errlen, "cannot set up a %zu-byte packet ring: %s (try a smaller PME_RING)",
+                 nblocks * d->block_size, strerror(errno));
+        return errno == ENOMEM ? PME_ERR_NOMEM : PME_ERR_DEVICE;
+    }
+    d->ring_len = nblocks * d->block_size;
+    void *m = mmap(NULL, d->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map the packet ring: %s", strerror(errno));
+        return PME_ERR_NOMEM;
+    }
+    d->ring = m;
+    return PME_OK;
+}
+
+static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+                         char *err, size_t errlen)
+{
+    uint8_t mac[6];
+    unsigned mtu = 0;
+    int rc = pme_eth_probe(cfg->iface, mac, &mtu, err, errlen);
+    if (rc)
+        return rc;
+    struct ring_dev *d = calloc(1, sizeof(*d));
+    if (!d)
+        return PME_ERR_NOMEM;
+    d->base.ops = &pme_dev_ring_ops;
+    memcpy(d->base.mac, mac, 6);
+    d->base.mtu = mtu;
+    /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
+    d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (d->fd < 0) {
+        if (errno == EPERM || errno == EACCES) {
+            rc = pme_eth_perm_error(cfg->iface, err, errlen);
+        } else {
+            snprintf(err, errlen, "cannot open a packet socket: %s", strerror(errno));
+            rc = PME_ERR_DEVICE;
+        }
+        ring_dev_close(&d->base);
+        return rc;
+    }
+    unsigned snaplen = mtu + PME_ETH_HLEN + 4;
+    rc = attach_filter(d, cfg, ep_id, snaplen, err, errlen);
+    if (!rc)
+        rc = map_ring(d, cfg, snaplen, err, errlen);
+    if (rc) {
+        ring_dev_close(&d->base);
+        return rc;
+    }
+    /* Every protocol, like libpcap's socket: only such a socket also gets the frames
+     * this host sends, which is how two endpoints on one interface reach each other. */
+    struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+                              .sll_protocol = htons(ETH_P_ALL),
+                              .sll_ifindex = (int)if_nametoindex(cfg->iface)};
+    if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        if (errno == ENETDOWN)
+            snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)",
+                     cfg->iface, cfg->iface);
+        else
+            snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
+                     strerror(errno));
+        rc = errno == ENETDOWN ? PME_ERR_IFDOWN : PME_ERR_DEVICE;
+        ring_dev_close(&d->base);
+        return rc;
+    }
+    *out = &d->base;
+    return PME_OK;
+}
+
+const struct pme_dev_ops pme_dev_ring_ops = {
+    .name = "ring",
+    .open = ring_dev_open,
+    .close = ring_dev_close,
+    .poll = ring_dev_poll,
+    .send = ring_dev_send,
+    .fd = ring_dev_fd,
+    .rx_overruns = ring_dev_overruns,
+};
