@@ -31,6 +31,7 @@ void pme_config_init(struct pme_config *cfg)
     cfg->peer_timeout_ms = 60000;
     cfg->wait_mode = PME_WAIT_AUTO;
     cfg->spin_us = 100;
+    cfg->sleep_slack_us = 4000; /* one scheduler tick at HZ=250, Debian's */
     cfg->local_procs = 0;
     cfg->ring_bytes = 16u << 20;
     cfg->counters_shm = 1;
@@ -141,6 +142,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
             return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
     }
     NUM("PME_SPIN_US", spin_us, 10000000, 0, "microseconds")
+    NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
     if ((v = getenv("PME_COUNTERS")) && *v) {
         if (parse_bool(v, &b))

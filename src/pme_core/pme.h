@@ -107,6 +107,7 @@ struct pme_config {
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
     unsigned spin_us;           /* AUTO: how long to poll before sleeping PME_SPIN_US */
+    unsigned sleep_slack_us;    /* how late a sleeper may wake for timers PME_SLEEP_SLACK_US */
     unsigned local_procs;       /* processes of the job on this node (0: unknown) */
     unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
     size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */

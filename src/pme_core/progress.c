@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #ifdef HAVE_CONFIG_H
@@ -102,12 +103,11 @@ static bool may_spin(struct pme_ep *ep)
     return !ep->oversubscribed;
 }
 
-/* One pass: resume blocked sends, take frames (unless the caller is about to sleep on
- * the device anyway, which sees waiting frames just as well and saves a system call),
- * run timers, send what became due. */
+/* One pass at ep->now (the caller has just read the clock): resume blocked sends, take
+ * frames (unless the caller is about to sleep on the device anyway, which sees waiting
+ * frames just as well), run timers, send what became due. */
 static int progress(struct pme_ep *ep, bool poll_device)
 {
-    ep->now = pme_now_ns();
     if (ep->tx_blocked) {
         /* The device has room again (or we try): resume every peer with work. */
         ep->tx_blocked = false;
@@ -137,17 +137,36 @@ static int progress(struct pme_ep *ep, bool poll_device)
 
 int pme_progress(pme_ep_t *ep)
 {
+    ep->now = pme_now_ns();
     return progress(ep, true);
 }
 
-static int ms_until(uint64_t now, uint64_t t)
+/* Sleep in ppoll() on the device until a frame comes, the device has room again, or
+ * timeout_ns passes (UINT64_MAX: no limit), letting the kernel wake us up to slack_ns
+ * late. Why: measured on these machines, a sleep with an exact timeout of a millisecond
+ * costs about 2 us more per wake-up than one without, because the kernel must program
+ * its timer hardware for it (a trap to the hypervisor in a VM); a timeout allowed to
+ * end at the next scheduler tick (4 ms at HZ=250) rides the tick instead. PME's own
+ * timers (retransmission >= 1 ms, delayed ACK) tolerate such lateness. The slack is the
+ * calling thread's (prctl), so the caller's own value is put back afterwards. */
+static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timeout_ns, uint64_t slack_ns)
 {
-    if (!t)
-        return -1;
-    if (t <= now)
-        return 0;
-    uint64_t ms = (t - now + 999999) / 1000000;
-    return ms > 1000000 ? 1000000 : (int)ms;
+    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    bool limited = timeout_ns != UINT64_MAX;
+    int old = limited && slack_ns ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1;
+    bool widen = old > 0 && (uint64_t)old < slack_ns;
+    if (widen)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0, 0, 0);
+    ep->ctr->wait_sleeps++;
+    ppoll(&pfd, 1, limited ? &ts : NULL, NULL);
+    if (widen)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
+}
+
+static uint64_t ns_until(uint64_t now, uint64_t t)
+{
+    return !t ? UINT64_MAX : t <= now ? 0 : t - now;
 }
 
 int pme_wait(pme_ep_t *ep, int timeout_ms)
@@ -170,14 +189,9 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
                 sched_yield();
         } else {
             /* Sleep until a frame comes, the device has room, or a timer is due. */
-            int t = ms_until(ep->now, ep->next_timer_ns);
-            int d = ms_until(ep->now, deadline);
-            if (d >= 0 && (t < 0 || d < t))
-                t = d;
-            struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
-            ep->ctr->wait_sleeps++;
-            if (poll(&pfd, 1, t) < 0 && errno != EINTR)
-                return pme_progress(ep);
+            uint64_t t = ns_until(ep->now, ep->next_timer_ns);
+            uint64_t d = ns_until(ep->now, deadline);
+            sleep_on_device(ep, fd, t < d ? t : d, (uint64_t)ep->cfg.sleep_slack_us * 1000u);
         }
         n = pme_progress(ep);
         if (n)
@@ -199,11 +213,11 @@ void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
         return;
     }
     uint64_t sleep_ns = (uint64_t)max_sleep_us * 1000u;
-    if (ep->next_timer_ns && ep->next_timer_ns > ep->now &&
-        ep->next_timer_ns - ep->now < sleep_ns)
-        sleep_ns = ep->next_timer_ns - ep->now;
-    struct timespec ts = {(time_t)(sleep_ns / 1000000000u), (long)(sleep_ns % 1000000000u)};
-    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
-    ep->ctr->wait_sleeps++;
-    ppoll(&pfd, 1, &ts, NULL);
+    uint64_t t = ns_until(ep->now, ep->next_timer_ns);
+    if (t < sleep_ns)
+        sleep_ns = t;
+    /* The caller bounds the sleep to make progress of its own (MPI's shared memory, say):
+     * late by at most the sleep's own length. */
+    uint64_t slack = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
+    sleep_on_device(ep, fd, sleep_ns, slack < sleep_ns ? slack : sleep_ns);
 }

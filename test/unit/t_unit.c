@@ -172,14 +172,18 @@ static void test_config(void)
     struct pme_config cfg;
     char err[256];
     pme_config_init(&cfg);
-    CHECK(cfg.ethertype == 0x88B5 && cfg.checksum == 1 && !strcmp(cfg.device, "pcap"),
+    CHECK(cfg.ethertype == 0x88B5 && cfg.checksum == 1 && !strcmp(cfg.device, "ring") &&
+              cfg.sleep_slack_us == 4000,
           "defaults");
     setenv("PME_EAGER_MAX", "16k", 1);
     setenv("PME_RX_POOL", "8M", 1);
     setenv("PME_ETHERTYPE", "0x88b6", 1);
     setenv("PME_WAIT", "block", 1);
     setenv("PME_CHECKSUM", "off", 1);
+    setenv("PME_DEVICE", "pcap", 1);
+    setenv("PME_SLEEP_SLACK_US", "0", 1);
     CHECK_OK(pme_config_from_env(&cfg, err, sizeof(err)));
+    CHECK(!strcmp(cfg.device, "pcap") && cfg.sleep_slack_us == 0, "device and slack parsed");
     CHECK(cfg.eager_max == 16384 && cfg.rx_pool_bytes == 8u << 20, "sizes parsed");
     CHECK(cfg.ethertype == 0x88B6 && cfg.wait_mode == PME_WAIT_BLOCK && cfg.checksum == 0,
           "values parsed");
@@ -188,6 +192,9 @@ static void test_config(void)
     unsetenv("PME_ETHERTYPE");
     unsetenv("PME_WAIT");
     unsetenv("PME_CHECKSUM");
+    unsetenv("PME_DEVICE");
+    unsetenv("PME_SLEEP_SLACK_US");
+    expect_env_error("PME_SLEEP_SLACK_US", "2000000");
     expect_env_error("PME_EAGER_MAX", "lots");
     expect_env_error("PME_WINDOW", "0");
     expect_env_error("PME_ETHERTYPE", "0x0100");
