@@ -26,9 +26,10 @@
 #include "dev_eth.h"
 #include "pme_wire.h"
 
-/* Consecutive empty polls between two looks at the socket's error (an interface that
- * went down): rare enough to cost nothing, often enough to notice within a millisecond
- * of spinning or a few wake-ups of sleeping (the socket polls as an error then). */
+/* Consecutive empty polls between two looks at the socket's error (its interface went
+ * down): rare enough to cost nothing when spinning. Reading the error also clears it; a
+ * socket with a pending error polls ready at once, so a sleeping endpoint would
+ * otherwise wake without end until its peers time out. */
 #define ERROR_CHECK_EVERY 1024u
 
 struct ring_dev {
