@@ -191,7 +191,12 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
             /* Sleep until a frame comes, the device has room, or a timer is due. */
             uint64_t t = ns_until(ep->now, ep->next_timer_ns);
             uint64_t d = ns_until(ep->now, deadline);
-            sleep_on_device(ep, fd, t < d ? t : d, (uint64_t)ep->cfg.sleep_slack_us * 1000u);
+            /* Our timers may be late by the slack; the caller's deadline by at most its
+             * own length. */
+            uint64_t slack = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
+            if (d <= t && d < slack)
+                slack = d;
+            sleep_on_device(ep, fd, t < d ? t : d, slack);
         }
         n = pme_progress(ep);
         if (n)
