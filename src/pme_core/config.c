@@ -15,7 +15,7 @@
 void pme_config_init(struct pme_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->device = "ring";
+    cfg->device = PME_DEV_DEFAULT;
     cfg->iface = NULL;
     cfg->ep_id = -1;
     cfg->job_key = 0;
@@ -93,7 +93,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     int b;
 
     if ((v = getenv("PME_DEVICE")) && *v) {
-        if (strcmp(v, "ring") && strcmp(v, "pcap") && strcmp(v, "loop") && strcmp(v, "kernel"))
+        if (!pme_dev_find(v))
             return bad(err, errlen, "PME_DEVICE", v, "ring, pcap, kernel or loop");
         cfg->device = v;
     }

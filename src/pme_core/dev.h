@@ -56,6 +56,10 @@ extern const struct pme_dev_ops pme_dev_pcap_ops;
 extern const struct pme_dev_ops pme_dev_loop_ops;
 extern const struct pme_dev_ops pme_dev_kernel_ops;
 
+/* The device an endpoint opens when the configuration names none. */
+#define PME_DEV_DEFAULT "ring"
+
+/* The device of that name, or NULL. */
 const struct pme_dev_ops *pme_dev_find(const char *name);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -39,9 +40,7 @@ int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
         snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(errno));
         rc = PME_ERR_DEVICE;
     } else if (!(ifr.ifr_flags & IFF_UP)) {
-        snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)",
-                 ifname, ifname);
-        rc = PME_ERR_IFDOWN;
+        rc = pme_eth_down_error(ifname, err, errlen);
     } else if (ioctl(s, SIOCGIFHWADDR, &ifr) < 0 || ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
         snprintf(err, errlen, "interface %s is not an Ethernet interface", ifname);
         rc = PME_ERR_NODEV;
@@ -56,6 +55,26 @@ int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
     }
     close(s);
     return rc;
+}
+
+void *pme_eth_dev_new(size_t size, const struct pme_dev_ops *ops, const char *ifname,
+                      int *rc, char *err, size_t errlen)
+{
+    uint8_t mac[6];
+    unsigned mtu = 0;
+    *rc = pme_eth_probe(ifname, mac, &mtu, err, errlen);
+    if (*rc)
+        return NULL;
+    struct pme_dev *d = calloc(1, size);
+    if (!d) {
+        snprintf(err, errlen, "out of memory opening %s", ifname);
+        *rc = PME_ERR_NOMEM;
+        return NULL;
+    }
+    d->ops = ops;
+    memcpy(d->mac, mac, 6);
+    d->mtu = mtu;
+    return d;
 }
 
 void pme_eth_filter_expr(char *out, size_t outlen, uint16_t ethertype, const uint8_t mac[6],
@@ -76,6 +95,13 @@ int pme_eth_perm_error(const char *ifname, char *err, size_t errlen)
              "(PME_DEVICE=kernel with PME's kmod/ loaded)",
              ifname);
     return PME_ERR_PERM;
+}
+
+int pme_eth_down_error(const char *ifname, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)", ifname,
+             ifname);
+    return PME_ERR_IFDOWN;
 }
 
 static int is_full(int e)

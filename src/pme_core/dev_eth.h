@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dev.h"
+#include "pme_wire.h"
 
 /* The interface's MAC and MTU; fails with a message naming the fix when the interface
  * is missing, down or not Ethernet. */
@@ -21,8 +22,19 @@ int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
 void pme_eth_filter_expr(char *out, size_t outlen, uint16_t ethertype, const uint8_t mac[6],
                          uint16_t ep_id);
 
-/* The error for a user without the right to raw frames on ifname. */
+/* A device of `size` bytes (struct pme_dev first, the rest zeroed) for ifname, with its
+ * ops, MAC and MTU filled in; NULL with *rc and err set when the interface cannot be used
+ * or memory is short. */
+void *pme_eth_dev_new(size_t size, const struct pme_dev_ops *ops, const char *ifname,
+                      int *rc, char *err, size_t errlen);
+
+/* How many bytes of a frame to keep: the largest frame of the MTU, and a VLAN tag. */
+#define PME_ETH_SNAPLEN(mtu) ((mtu) + PME_ETH_HLEN + 4u)
+
+/* The errors for a user without the right to raw frames on ifname, and for an
+ * interface that is down. */
 int pme_eth_perm_error(const char *ifname, char *err, size_t errlen);
+int pme_eth_down_error(const char *ifname, char *err, size_t errlen);
 
 /* Send frames on a packet socket bound to the interface, gathered, without blocking:
  * returns how many went out, 0 when the device is full, or PME_ERR_DEVICE. */

@@ -8,20 +8,17 @@
  * socket libpcap opened (already bound to the interface), without blocking: a full
  * device is reported so the transport can wait for room.
  */
-#include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dev_eth.h"
-#include "pme_wire.h"
 
 struct pcap_dev {
     struct pme_dev base;
     pcap_t *pc;
     int fd;
-    char ifname[IF_NAMESIZE];
 };
 
 struct dispatch_ctx {
@@ -77,9 +74,7 @@ static int activate_error(pcap_t *pc, int rc, const char *ifname, char *err, siz
         snprintf(err, errlen, "interface \"%s\" does not exist: check PME_IFACE", ifname);
         return PME_ERR_NODEV;
     case PCAP_ERROR_IFACE_NOT_UP:
-        snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)",
-                 ifname, ifname);
-        return PME_ERR_IFDOWN;
+        return pme_eth_down_error(ifname, err, errlen);
     default:
         snprintf(err, errlen, "libpcap cannot open %s: %s", ifname, pcap_geterr(pc));
         return PME_ERR_DEVICE;
@@ -90,25 +85,18 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
                          char *err, size_t errlen)
 {
     char ebuf[PCAP_ERRBUF_SIZE];
-    uint8_t mac[6];
-    unsigned mtu = 0;
-    int rc = pme_eth_probe(cfg->iface, mac, &mtu, err, errlen);
-    if (rc)
-        return rc;
-    struct pcap_dev *d = calloc(1, sizeof(*d));
+    int rc;
+    struct pcap_dev *d = pme_eth_dev_new(sizeof(*d), &pme_dev_pcap_ops, cfg->iface, &rc, err,
+                                         errlen);
     if (!d)
-        return PME_ERR_NOMEM;
-    d->base.ops = &pme_dev_pcap_ops;
-    memcpy(d->base.mac, mac, 6);
-    d->base.mtu = mtu;
-    snprintf(d->ifname, sizeof(d->ifname), "%s", cfg->iface);
+        return rc;
     d->pc = pcap_create(cfg->iface, ebuf);
     if (!d->pc) {
         snprintf(err, errlen, "libpcap cannot open %s: %s", cfg->iface, ebuf);
         free(d);
         return PME_ERR_DEVICE;
     }
-    pcap_set_snaplen(d->pc, (int)mtu + PME_ETH_HLEN + 4);
+    pcap_set_snaplen(d->pc, (int)PME_ETH_SNAPLEN(d->base.mtu));
     pcap_set_promisc(d->pc, 0);
     pcap_set_immediate_mode(d->pc, 1);
     /* The socket stays one of every protocol (no pcap_set_protocol_linux): only such a
@@ -124,7 +112,7 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
         return rc;
     }
     char filter[160];
-    pme_eth_filter_expr(filter, sizeof(filter), cfg->ethertype, mac, ep_id);
+    pme_eth_filter_expr(filter, sizeof(filter), cfg->ethertype, d->base.mac, ep_id);
     struct bpf_program prog;
     if (pcap_compile(d->pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
         pcap_setfilter(d->pc, &prog) < 0) {

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "dev_eth.h"
-#include "pme_wire.h"
 
 /* Consecutive empty polls between two looks at the socket's error (its interface went
  * down): rare enough to cost nothing when spinning. Reading the error also clears it; a
@@ -210,17 +209,11 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
 static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
                          char *err, size_t errlen)
 {
-    uint8_t mac[6];
-    unsigned mtu = 0;
-    int rc = pme_eth_probe(cfg->iface, mac, &mtu, err, errlen);
-    if (rc)
-        return rc;
-    struct ring_dev *d = calloc(1, sizeof(*d));
+    int rc;
+    struct ring_dev *d = pme_eth_dev_new(sizeof(*d), &pme_dev_ring_ops, cfg->iface, &rc, err,
+                                         errlen);
     if (!d)
-        return PME_ERR_NOMEM;
-    d->base.ops = &pme_dev_ring_ops;
-    memcpy(d->base.mac, mac, 6);
-    d->base.mtu = mtu;
+        return rc;
     /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
     d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
     if (d->fd < 0) {
@@ -233,7 +226,7 @@ static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
         ring_dev_close(&d->base);
         return rc;
     }
-    unsigned snaplen = mtu + PME_ETH_HLEN + 4;
+    unsigned snaplen = PME_ETH_SNAPLEN(d->base.mtu);
     rc = attach_filter(d, cfg, ep_id, snaplen, err, errlen);
     if (!rc)
         rc = map_ring(d, cfg, snaplen, err, errlen);
@@ -247,13 +240,14 @@ static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
                               .sll_protocol = htons(ETH_P_ALL),
                               .sll_ifindex = (int)if_nametoindex(cfg->iface)};
     if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        if (errno == ENETDOWN)
-            snprintf(err, errlen, "interface %s is down: bring it up (ip link set dev %s up)",
-                     cfg->iface, cfg->iface);
-        else
+        int e = errno;
+        if (e == ENETDOWN) {
+            rc = pme_eth_down_error(cfg->iface, err, errlen);
+        } else {
             snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
-                     strerror(errno));
-        rc = errno == ENETDOWN ? PME_ERR_IFDOWN : PME_ERR_DEVICE;
+                     strerror(e));
+            rc = PME_ERR_DEVICE;
+        }
         ring_dev_close(&d->base);
         return rc;
     }

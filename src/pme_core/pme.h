@@ -202,8 +202,13 @@ int pme_progress(pme_ep_t *ep);
  * Returns the number of events ready, 0 on timeout. */
 int pme_wait(pme_ep_t *ep, int timeout_ms);
 
+/* The monotonic time (CLOCK_MONOTONIC, ns) at which the last pme_progress or pme_wait
+ * ran: a caller that needs the time right after progress need not read the clock again. */
+uint64_t pme_ep_now_ns(pme_ep_t *ep);
+
 /* For a caller that polls several sources (the netmod polls PME and shared memory):
- * call after a progress pass found nothing, with how long nothing has come. Returns at
+ * call right after a pme_progress that found nothing (it uses that pass's time), with
+ * how long nothing has come. Returns at
  * once while polling is right (each runnable process has a core); otherwise yields the
  * core, and after spin_us of idleness sleeps on the device for at most max_sleep_us so
  * that the other sources are still polled often. */

@@ -206,9 +206,13 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
     }
 }
 
+uint64_t pme_ep_now_ns(pme_ep_t *ep)
+{
+    return ep->now;
+}
+
 void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
 {
-    ep->now = pme_now_ns();
     if (may_spin(ep) && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
         return;
     int fd = ep->dev->ops->fd(ep->dev);

@@ -17,3 +17,7 @@ PME_MPIEXEC_TIMEOUT=120 pme_mpiexec "$name" -n 4 -ppn 1 "$work/pme_spawn" 4 >"$o
 cat "$out"
 grep -q '^pme_spawn: OK' "$out" || pme_fail "no 'pme_spawn: OK'"
 [ "$(grep -c '^pme_spawn: child .*: ok' "$out")" = 4 ] || pme_fail "not every child reported ok"
+# Every child shares its node with a parent: that is what makes this a same-node test.
+hosts() { sed -n "s/^pme_spawn: $1 [0-9]* of [0-9]* on \([^:]*\): .*/\1/p" "$out" | sort -u; }
+[ -n "$(hosts child)" ] && [ -z "$(comm -13 <(hosts parent) <(hosts child))" ] ||
+    pme_fail "some child ran on a node without a parent: children on $(hosts child | tr '\n' ' ')"

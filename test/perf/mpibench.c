@@ -267,7 +267,8 @@ static long run_size(const struct bench *b, size_t size, const struct bench_opts
     while (nb < MAX_BATCHES) {
         batch[nb] = max_all(b->run(&c, k), c.comm); /* the same on every rank */
         wall += batch[nb++];
-        if ((wall >= o->target_s && nb >= BATCHES) || wall >= 3 * o->target_s)
+        if ((nb >= BATCHES && (wall >= o->target_s || (long)nb * k >= o->max_iters)) ||
+            wall >= 3 * o->target_s)
             break;
     }
     getrusage(RUSAGE_SELF, &r1);

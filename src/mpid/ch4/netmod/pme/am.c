@@ -81,9 +81,14 @@ static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
     return MPI_SUCCESS;
 }
 
-/* Complete an AM send at the origin (MPIDIG's origin callback of its handler). */
+/* Complete an AM send at the origin: drop its packed copy, if any, and run MPIDIG's
+ * origin callback of its handler. */
 static inline int origin_done(MPIR_Request * sreq)
 {
+    if (MPIDI_PME_AMREQ(sreq).pack_buf) {
+        MPL_free(MPIDI_PME_AMREQ(sreq).pack_buf);
+        MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
+    }
     MPIDIG_am_origin_cb cb = MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id];
     return cb ? cb(sreq) : MPI_SUCCESS;
 }
@@ -96,15 +101,7 @@ static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int rc = pme_send(g->ep, peer, hdr, hdr_len, iov, iovcnt, PME_SEND_NO_EVENT, sreq);
     if (rc == PME_DONE) {
-        if (sreq) {
-            void *pack = MPIDI_PME_AMREQ(sreq).pack_buf;
-            if (pack) {
-                MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
-                MPL_free(pack);
-            }
-            return origin_done(sreq);
-        }
-        return MPI_SUCCESS;
+        return sreq ? origin_done(sreq) : MPI_SUCCESS;
     }
     if (rc == PME_OK)
         return MPI_SUCCESS;     /* a rendezvous: PME_EV_SEND_DONE completes it */
@@ -315,13 +312,12 @@ void MPIDI_PME_am_request_finalize(MPIR_Request * req)
 
 /* ---- target side ---- */
 
-/* The MPIDIG header of a received message. pme_core hands out event headers 16-byte
- * aligned and the netmod pads its headers to 8 bytes, so MPIDIG's structures and the
- * payload after them are aligned as they need. Returns NULL for a malformed message. */
+/* The MPIDIG header of a received message (the caller has checked that the netmod's
+ * header is there). pme_core hands out event headers 16-byte aligned and the netmod pads
+ * its headers to 8 bytes, so MPIDIG's structures and the payload after them are aligned
+ * as they need. */
 static inline void *am_hdr_of(const struct pme_event *ev)
 {
-    if (ev->hdr_len < sizeof(MPIDI_PME_wire_hdr_t))
-        return NULL;
     MPIR_Assert(((uintptr_t) ev->hdr & 7) == 0);
     return (char *) ev->hdr + sizeof(MPIDI_PME_wire_hdr_t);
 }
@@ -511,10 +507,6 @@ int MPIDI_PME_handle_send_done(struct pme_event *ev)
     MPIR_Request *sreq = ev->ctx;
     if (!sreq)
         return MPI_SUCCESS;     /* a header-only or raw message that went by rendezvous */
-    if (MPIDI_PME_AMREQ(sreq).pack_buf) {
-        MPL_free(MPIDI_PME_AMREQ(sreq).pack_buf);
-        MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
-    }
     if (ev->status != PME_OK)
         sreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
                                                              world_rank_of(ev->peer), "send");

@@ -90,7 +90,7 @@ int MPIDI_PME_progress(int vci, int blocking)
      * progress engine (shared memory traffic) count as activity. */
     uint64_t frames = pme_ep_activity(g->ep);
     int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(vci).progress_count);
-    uint64_t now = MPIDI_PME_now_ns();
+    uint64_t now = pme_ep_now_ns(g->ep);     /* the pass's own time: no second clock read */
     if (n || g->sendq_head || frames != g->last_frames || count != g->last_progress_count ||
         !g->idle_since_ns) {
         g->idle_since_ns = now;
