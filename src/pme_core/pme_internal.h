@@ -214,6 +214,7 @@ struct pme_ep {
     /* adaptive wait */
     unsigned ncores;
     uint64_t load_sampled_ns;
+    uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;
     bool oversubscribed;
 

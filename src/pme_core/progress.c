@@ -7,8 +7,8 @@
  * core to itself) and sleeping in poll() on its descriptor (cheapest when more
  * processes want to run than there are cores, where polling steals the core the peer
  * needs). Measured on these machines: polling is about 4x faster than sleeping when
- * idle and over 10x slower when oversubscribed. PME_WAIT=auto polls for spin_us
- * while the runnable processes fit the cores, then sleeps.
+ * idle and over 10x slower when oversubscribed. PME_WAIT=auto polls while the process
+ * has a core to itself, for spin_us after the last frame, then sleeps.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #ifdef HAVE_CONFIG_H
@@ -85,8 +84,49 @@ static unsigned runnable_now(void)
     return r;
 }
 
-/* Auto mode: poll only while everyone who wants a core can have one. The caller
- * counts as running (it is, while it asks). */
+/* How long the calling thread has been runnable without a core, in ns (the second field
+ * of /proc/thread-self/schedstat), or NO_RUN_DELAY where the kernel does not say. */
+#define NO_RUN_DELAY UINT64_MAX
+static uint64_t run_delay_now(void)
+{
+    char buf[128];
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NO_RUN_DELAY;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return NO_RUN_DELAY;
+    buf[n] = 0;
+    unsigned long long on_cpu, delay;
+    if (sscanf(buf, "%llu %llu", &on_cpu, &delay) != 2)
+        return NO_RUN_DELAY;
+    return delay;
+}
+
+/* Are we competing for a core? Entering that state needs this thread's own run-queue
+ * delay to have grown by more than 1/RUN_DELAY_SHARE of the time since the last look:
+ * the run queue's length alone misleads, because kernel threads (rcu, kworkers) make it
+ * exceed the cores for moments (sampled during a stream between two processes on two
+ * cores: one look in six), and each such look stopped polling for 20 ms. Leaving the
+ * state needs the run queue to fit the cores too: a process that sleeps gathers little
+ * delay even when others fill every core. Without schedstat, the run queue decides. */
+#define RUN_DELAY_SHARE 16
+static void sample_load(struct pme_ep *ep)
+{
+    uint64_t delay = run_delay_now();
+    if (delay == NO_RUN_DELAY || !ep->load_sampled_ns) {
+        ep->oversubscribed = runnable_now() > ep->ncores;
+    } else {
+        uint64_t grew = delay > ep->run_delay_ns ? delay - ep->run_delay_ns : 0;
+        bool delayed = grew > (ep->now - ep->load_sampled_ns) / RUN_DELAY_SHARE;
+        ep->oversubscribed = delayed || (ep->oversubscribed && runnable_now() > ep->ncores);
+    }
+    ep->run_delay_ns = delay;
+    ep->load_sampled_ns = ep->now;
+}
+
+/* Auto mode: poll only while everyone who wants a core can have one. */
 static bool may_spin(struct pme_ep *ep)
 {
     if (ep->cfg.wait_mode == PME_WAIT_SPIN)
@@ -95,11 +135,8 @@ static bool may_spin(struct pme_ep *ep)
         return false;
     if (ep->cfg.local_procs > ep->ncores)
         return false;
-    if (ep->now - ep->load_sampled_ns > LOAD_SAMPLE_NS || !ep->load_sampled_ns) {
-        ep->load_sampled_ns = ep->now;
-        unsigned r = runnable_now();
-        ep->oversubscribed = r > ep->ncores;
-    }
+    if (!ep->load_sampled_ns || ep->now - ep->load_sampled_ns > LOAD_SAMPLE_NS)
+        sample_load(ep);
     return !ep->oversubscribed;
 }
 
@@ -141,27 +178,42 @@ int pme_progress(pme_ep_t *ep)
     return progress(ep, true);
 }
 
+/* The scheduler tick fires at multiples of its period in CLOCK_MONOTONIC; 4 ms is a
+ * multiple of the period at HZ=250 (Debian's), 500 and 1000. A wake-up aimed TICK_EARLY_NS
+ * before a boundary lies within the kernel's own default timer slack (50 us) of it. */
+#define TICK_NS 4000000ull
+#define TICK_EARLY_NS 25000ull
+
+/* When to wake for something due in timeout_ns that may run up to slack_ns late: at the
+ * first tick boundary in that window if there is one, else on time. Why: measured on
+ * these machines, a sleep whose timer expires between ticks costs about 2 us more per
+ * wake-up, because the kernel must program its timer hardware for it (a trap to the
+ * hypervisor in a VM); a timer that expires with the tick rides the tick's interrupt.
+ * PME's own timers (retransmission >= 1 ms, delayed ACK) tolerate such lateness. Aiming
+ * at the tick leaves the calling thread's timer slack alone: setting it around each
+ * sleep (prctl) cost three system calls per wake-up, 6% of a sleeping ping-pong. */
+static uint64_t aim_at_tick(uint64_t now, uint64_t timeout_ns, uint64_t slack_ns)
+{
+    uint64_t due = now + timeout_ns;
+    uint64_t tick = (due + TICK_NS - 1) / TICK_NS * TICK_NS;
+    if (tick - due > slack_ns)
+        return timeout_ns;
+    uint64_t at = tick - TICK_EARLY_NS > due ? tick - TICK_EARLY_NS : due;
+    return at - now;
+}
+
 /* Sleep in ppoll() on the device until a frame comes, the device has room again, or
- * timeout_ns passes (UINT64_MAX: no limit), letting the kernel wake us up to slack_ns
- * late. Why: measured on these machines, a sleep with an exact timeout of a millisecond
- * costs about 2 us more per wake-up than one without, because the kernel must program
- * its timer hardware for it (a trap to the hypervisor in a VM); a timeout allowed to
- * end at the next scheduler tick (4 ms at HZ=250) rides the tick instead. PME's own
- * timers (retransmission >= 1 ms, delayed ACK) tolerate such lateness. The slack is the
- * calling thread's (prctl), so the caller's own value is put back afterwards. */
+ * timeout_ns after ep->now (UINT64_MAX: no limit), waking up to slack_ns late if that
+ * saves the kernel a timer of its own. Callers have just set ep->now. */
 static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timeout_ns, uint64_t slack_ns)
 {
     struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
-    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
     bool limited = timeout_ns != UINT64_MAX;
-    int old = limited && slack_ns ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1;
-    bool widen = old > 0 && (uint64_t)old < slack_ns;
-    if (widen)
-        prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0, 0, 0);
+    if (limited && slack_ns)
+        timeout_ns = aim_at_tick(ep->now, timeout_ns, slack_ns);
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
     ep->ctr->wait_sleeps++;
     ppoll(&pfd, 1, limited ? &ts : NULL, NULL);
-    if (widen)
-        prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 }
 
 static uint64_t ns_until(uint64_t now, uint64_t t)
@@ -177,12 +229,15 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
     int n = progress(ep, !sleep_at_once);
     if (n || timeout_ms == 0)
         return n;
-    uint64_t start = ep->now;
-    uint64_t deadline = timeout_ms < 0 ? 0 : start + (uint64_t)timeout_ms * 1000000u;
+    uint64_t deadline = timeout_ms < 0 ? 0 : ep->now + (uint64_t)timeout_ms * 1000000u;
+    /* Auto mode polls for spin_us after the last frame moved, not after the call began:
+     * a rendezvous receive sees no event for the hundreds of microseconds its frames
+     * take, and sleeping between them would make the sender wait for our wake-ups. */
+    uint64_t busy_ns = ep->now, frames = pme_ep_activity(ep);
     for (;;) {
         bool spin = may_spin(ep) &&
                     (ep->cfg.wait_mode == PME_WAIT_SPIN ||
-                     ep->now - start < (uint64_t)ep->cfg.spin_us * 1000u);
+                     ep->now - busy_ns < (uint64_t)ep->cfg.spin_us * 1000u);
         if (spin || fd < 0) {
             ep->ctr->wait_spins++;
             if (fd < 0 && !spin)
@@ -201,6 +256,10 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
         n = pme_progress(ep);
         if (n)
             return n;
+        if (pme_ep_activity(ep) != frames) {
+            frames = pme_ep_activity(ep);
+            busy_ns = ep->now;
+        }
         if (deadline && ep->now >= deadline)
             return 0;
     }

@@ -1,0 +1,14 @@
+#!/bin/bash
+# pme_wait keeps the caller's deadline on each raw-frame device, sleeping on the device
+# (block mode, and auto mode after PME_SPIN_US), and leaves the thread's timer slack as
+# it found it. See test/netns/wait_deadline.c.
+set -u
+. "$srcdir/test/netns/lib.sh"
+need_root
+prog=${builddir:-.}/test/netns/wait_deadline
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+pair pmetw$$ 9000
+for dev in ring pcap; do
+    echo "== $dev"
+    PME_DEVICE=$dev ip netns exec pmetw$$a "$prog" pmetw$$va || { echo "FAIL: device $dev"; exit 1; }
+done
