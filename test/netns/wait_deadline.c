@@ -5,8 +5,8 @@
  *
  * An endpoint with nothing to do returns 0 from pme_wait(ep, ms) no sooner than ms and
  * no later than twice ms (the slack PME allows a caller's deadline is at most its own
- * length) plus a margin for a loaded machine; it sleeps on the device instead of
- * spinning in block mode, and after PME_SPIN_US in auto mode. PME aims its sleeps at
+ * length) plus a margin for a loaded machine; it sleeps on the device, without polling
+ * in block mode, and after PME_SPIN_US of polling in auto mode. PME aims its sleeps at
  * the scheduler tick instead of changing the thread's timer slack: the caller's slack is
  * the same afterwards.
  */
@@ -17,7 +17,7 @@
 #define MARGIN_MS 250.0 /* scheduling delay on a loaded machine, not PME's doing */
 #define CALLER_SLACK_NS 123457
 
-static void wait_for(pme_ep_t *ep, int ms, const char *mode)
+static void wait_for(pme_ep_t *ep, int ms, int wait_mode, const char *mode)
 {
     struct pme_counters before, after;
     pme_ep_counters(ep, &before);
@@ -34,6 +34,9 @@ static void wait_for(pme_ep_t *ep, int ms, const char *mode)
     CHECK(took_ms <= 2.0 * ms + MARGIN_MS, "%s: pme_wait(%d) returned after %.3f ms", mode, ms,
           took_ms);
     CHECK(after.wait_sleeps > before.wait_sleeps, "%s: pme_wait(%d) never slept", mode, ms);
+    if (wait_mode == PME_WAIT_BLOCK)
+        CHECK(after.wait_spins == before.wait_spins, "block: pme_wait(%d) polled %llu times",
+              ms, (unsigned long long)(after.wait_spins - before.wait_spins));
 }
 
 static void run(const char *iface, int wait_mode, const char *mode)
@@ -52,7 +55,7 @@ static void run(const char *iface, int wait_mode, const char *mode)
     /* Deadlines below one tick, around one, and of several. */
     static const int deadlines_ms[] = {1, 3, 5, 10, 40};
     for (size_t i = 0; i < sizeof(deadlines_ms) / sizeof(deadlines_ms[0]); i++)
-        wait_for(ep, deadlines_ms[i], mode);
+        wait_for(ep, deadlines_ms[i], wait_mode, mode);
     pme_ep_close(ep);
 }
 
