@@ -202,23 +202,42 @@ static uint64_t aim_at_tick(uint64_t now, uint64_t timeout_ns, uint64_t slack_ns
     return at - now;
 }
 
-/* Sleep in ppoll() on the device until a frame comes, the device has room again, or
- * timeout_ns after ep->now (UINT64_MAX: no limit), waking up to slack_ns late if that
- * saves the kernel a timer of its own. Callers have just set ep->now. */
-static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timeout_ns, uint64_t slack_ns)
-{
-    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
-    bool limited = timeout_ns != UINT64_MAX;
-    if (limited && slack_ns)
-        timeout_ns = aim_at_tick(ep->now, timeout_ns, slack_ns);
-    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
-    ep->ctr->wait_sleeps++;
-    ppoll(&pfd, 1, limited ? &ts : NULL, NULL);
-}
-
 static uint64_t ns_until(uint64_t now, uint64_t t)
 {
     return !t ? UINT64_MAX : t <= now ? 0 : t - now;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The latest acceptable wake-up for something due in due_ns that may be up to late_ns
+ * late (UINT64_MAX: nothing due). */
+static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
+{
+    return due_ns == UINT64_MAX ? UINT64_MAX : due_ns + late_ns;
+}
+
+/* Sleep in ppoll() on the device until a frame comes, the device has room again, PME's
+ * next timer is due (timer_ns after ep->now) or the caller's bound passes (caller_ns;
+ * UINT64_MAX for either: none). The wake-up may be late so that it rides the scheduler
+ * tick: our timers by up to PME_SLEEP_SLACK_US, the caller's bound by at most its own
+ * length as well. Callers have just set ep->now. */
+static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timer_ns, uint64_t caller_ns)
+{
+    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
+    uint64_t timeout_ns = min_u64(timer_ns, caller_ns);
+    uint64_t slack_ns = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
+    bool limited = timeout_ns != UINT64_MAX;
+    if (limited && slack_ns) {
+        uint64_t last = min_u64(latest(timer_ns, slack_ns),
+                                latest(caller_ns, min_u64(caller_ns, slack_ns)));
+        timeout_ns = aim_at_tick(ep->now, timeout_ns, last - timeout_ns);
+    }
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    ep->ctr->wait_sleeps++;
+    ppoll(&pfd, 1, limited ? &ts : NULL, NULL);
 }
 
 int pme_wait(pme_ep_t *ep, int timeout_ms)
@@ -243,21 +262,15 @@ int pme_wait(pme_ep_t *ep, int timeout_ms)
             if (fd < 0 && !spin)
                 sched_yield();
         } else {
-            /* Sleep until a frame comes, the device has room, or a timer is due. */
-            uint64_t t = ns_until(ep->now, ep->next_timer_ns);
-            uint64_t d = ns_until(ep->now, deadline);
-            /* Our timers may be late by the slack; the caller's deadline by at most its
-             * own length. */
-            uint64_t slack = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
-            if (d <= t && d < slack)
-                slack = d;
-            sleep_on_device(ep, fd, t < d ? t : d, slack);
+            sleep_on_device(ep, fd, ns_until(ep->now, ep->next_timer_ns),
+                            ns_until(ep->now, deadline));
         }
         n = pme_progress(ep);
         if (n)
             return n;
-        if (pme_ep_activity(ep) != frames) {
-            frames = pme_ep_activity(ep);
+        uint64_t moved = pme_ep_activity(ep);
+        if (moved != frames) {
+            frames = moved;
             busy_ns = ep->now;
         }
         if (deadline && ep->now >= deadline)
@@ -280,12 +293,7 @@ void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
         sched_yield();
         return;
     }
-    uint64_t sleep_ns = (uint64_t)max_sleep_us * 1000u;
-    uint64_t t = ns_until(ep->now, ep->next_timer_ns);
-    if (t < sleep_ns)
-        sleep_ns = t;
-    /* The caller bounds the sleep to make progress of its own (MPI's shared memory, say):
-     * late by at most the sleep's own length. */
-    uint64_t slack = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
-    sleep_on_device(ep, fd, sleep_ns, slack < sleep_ns ? slack : sleep_ns);
+    /* The caller bounds the sleep to make progress of its own (MPI's shared memory). */
+    sleep_on_device(ep, fd, ns_until(ep->now, ep->next_timer_ns),
+                    (uint64_t)max_sleep_us * 1000u);
 }
