@@ -359,14 +359,6 @@ static void free_sendreq(void *ptr, void *arg)
     free(req);
 }
 
-static void free_rndv(void *ptr, void *arg)
-{
-    struct pme_ep *ep = arg;
-    struct pme_rndv *r = ptr;
-    if (r->hdrbuf)
-        pme_rxbuf_free(ep, r->hdrbuf);
-    free(r);
-}
 
 void pme_ep_close(pme_ep_t *ep)
 {
@@ -391,7 +383,7 @@ void pme_ep_close(pme_ep_t *ep)
         p->asm_buf = NULL;
     }
     pme_slots_each(&ep->sendreqs, free_sendreq, ep);
-    pme_slots_each(&ep->rndvs, free_rndv, ep);
+    pme_rndv_free_all(ep);
     /* Messages still queued as events own receive buffers. */
     struct pme_event ev;
     while (pme_next_event(ep, &ev))
@@ -411,6 +403,7 @@ void pme_ep_close(pme_ep_t *ep)
     free(ep->hash);
     free(ep->active.v);
     free(ep->dirty.v);
+    free(ep->suspects.v);
     free(ep->cfg_device);
     free(ep->cfg_iface);
     free(ep);

@@ -93,23 +93,28 @@ struct pme_rndv {
     struct iovec *iov;
 };
 
-/* One sequenced item of a peer's send queue. */
+/* One sequenced item of a peer's send queue. Frame i of an item is rebuilt from the
+ * item alone whenever it goes (again), so an item never points at anything that may go
+ * away before its last frame is acknowledged: an RTS keeps its own copy of the offer,
+ * because the offer's request can complete (a CTS that discards it) while the RTS is
+ * still unacknowledged. Only RDATA points at its request, which lives until RDATA's
+ * frames are all acknowledged or the peer fails. */
 struct pme_txmsg {
     struct pme_txmsg *next;
     uint8_t type;           /* PME_T_DATA, RTS, CTS, RDATA, NOP */
     uint8_t started;        /* first_seq/nframes are fixed */
-    uint16_t hdr_len;       /* DATA */
+    uint16_t hdr_len;       /* DATA, RTS: bytes of user header at the start of data */
     uint16_t aux;           /* CTS: PME_CTS_DISCARD */
     uint32_t first_seq;
     uint32_t nframes;
     uint32_t frag;          /* payload bytes per frame */
     uint32_t cost;          /* DATA: credit it takes */
     uint32_t total;         /* DATA: bytes of hdr||data */
-    struct pme_sendreq *req;/* RTS, RDATA */
-    uint64_t len;           /* RDATA: bytes to stream */
-    uint32_t send_id, rndv_id; /* CTS */
+    struct pme_sendreq *req;/* RDATA */
+    uint64_t len;           /* RDATA: bytes to stream; RTS: bytes offered */
+    uint32_t send_id, rndv_id; /* RTS: send_id; CTS: both */
     uint64_t accepted;      /* CTS */
-    uint8_t data[];         /* DATA: hdr||data */
+    uint8_t data[];         /* DATA: hdr||data; RTS: the user header */
 };
 
 enum { TX_NEW = 0, TX_HELLO = 1, TX_OPEN = 2, TX_FAILED = 3 };
@@ -141,7 +146,9 @@ struct pme_peer {
     bool rtt_timing;
     uint64_t rtt_sent_ns;
     uint64_t rto_deadline;
-    uint64_t last_rx_ns;
+    uint64_t last_rx_ns;    /* when the last valid frame from it arrived */
+    uint64_t owed_since_ns; /* when it began to owe us an answer (0: owes nothing) */
+    bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
     uint32_t hello_tries;
     uint32_t rndv_out;      /* our rendezvous sends to it not yet complete */
     uint32_t rndv_in;       /* its rendezvous sends we accepted, not yet landed */
@@ -190,7 +197,7 @@ struct pme_ep {
     uint32_t hash_mask;
     pme_peer_t last_peer;   /* the peer the last lookup found */
 
-    struct pme_idxvec active, dirty;
+    struct pme_idxvec active, dirty, suspects;
     uint64_t next_timer_ns;
 
     struct pme_evq evq;
@@ -269,6 +276,7 @@ void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_
                        const uint8_t *payload, size_t len);
 void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status);
 void pme_rndv_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status);
+void pme_rndv_free_all(struct pme_ep *ep);
 
 /* pool.c: the endpoint's receive and send budgets */
 struct pme_rxbuf *pme_rxbuf_alloc(struct pme_ep *ep, pme_peer_t idx, uint32_t len,
@@ -288,6 +296,7 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
 uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p);
 void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns);
 void pme_timers_run(struct pme_ep *ep);
+void pme_timers_confirm_suspects(struct pme_ep *ep);
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);
 void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx);
 

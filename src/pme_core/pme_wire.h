@@ -25,6 +25,7 @@
 #define PME_ETHERTYPE_DEFAULT 0x88B5
 #define PME_ETH_HLEN 14
 #define PME_EP_ID_MAX 0xFFFE        /* 0xFFFF is reserved */
+#define PME_WIRE_MIN_FRAME 256      /* smallest max_frame a peer may announce */
 
 enum pme_wire_type {
 	/* Sequenced: carried by Go-Back-N, delivered once and in order. */
@@ -110,7 +111,7 @@ struct pme_wire_hello {
 	__be32 incarnation;     /* sender's: changes each time an endpoint opens */
 	__be32 echo;            /* HELLO_ACK: the incarnation of the HELLO answered */
 	__be32 first_seq;       /* HELLO: the first sequence number it will send */
-	__be16 max_frame;       /* largest frame (from EtherType on) it can receive */
+	__be16 max_frame;       /* largest frame (from EtherType on) it takes, >= 256 */
 	__be16 pad;
 } __attribute__((packed));
 

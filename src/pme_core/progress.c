@@ -140,6 +140,21 @@ static bool may_spin(struct pme_ep *ep)
     return !ep->oversubscribed;
 }
 
+/* Take one batch of frames from the device and send what it made due; returns the
+ * number of frames taken. */
+static int poll_batch(struct pme_ep *ep)
+{
+    int n = ep->dev->ops->poll(ep->dev, PME_RX_BATCH, pme_rx_frame, ep);
+    if (n < 0)
+        pme_ep_set_error(ep, "device receive failed: %s", pme_strerror(n));
+    if (ep->dirty.n)
+        pme_rx_after_batch(ep);
+    return n;
+}
+
+/* How many batches a drain before a verdict reads at most (a ring's worth). */
+#define DRAIN_BATCHES 1024
+
 /* One pass at ep->now (the caller has just read the clock): resume blocked sends, take
  * frames (unless the caller is about to sleep on the device anyway, which sees waiting
  * frames just as well), run timers, send what became due. */
@@ -154,12 +169,16 @@ static int progress(struct pme_ep *ep, bool poll_device)
                 pme_tx_pump(ep, i);
         }
     }
-    int n = poll_device ? ep->dev->ops->poll(ep->dev, PME_RX_BATCH, pme_rx_frame, ep) : 0;
-    if (n < 0)
-        pme_ep_set_error(ep, "device receive failed: %s", pme_strerror(n));
-    if (ep->dirty.n)
-        pme_rx_after_batch(ep);
+    if (poll_device)
+        poll_batch(ep);
     pme_timers_run(ep);
+    if (ep->suspects.n) {
+        /* Before anyone is declared dead, read everything that has come: the answer
+         * may be waiting (we may have been away computing for a long time). */
+        for (int i = 0; i < DRAIN_BATCHES && poll_batch(ep) == PME_RX_BATCH; i++)
+            ;
+        pme_timers_confirm_suspects(ep);
+    }
     if (ep->dirty.n)
         pme_rx_after_batch(ep);
     if (ep->now - ep->stats_sampled_ns > STATS_SAMPLE_NS) {

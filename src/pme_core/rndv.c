@@ -111,6 +111,17 @@ static void rndv_free(struct pme_ep *ep, struct pme_rndv *r)
     free(r);
 }
 
+static void free_one(void *ptr, void *arg)
+{
+    rndv_free(arg, ptr);
+}
+
+/* The endpoint closes: every rendezvous receive goes, without events. */
+void pme_rndv_free_all(struct pme_ep *ep)
+{
+    pme_slots_each(&ep->rndvs, free_one, ep);
+}
+
 static void rndv_done(struct pme_ep *ep, struct pme_rndv *r, int status)
 {
     struct pme_event *e = pme_evq_push(ep, PME_EV_RECV_DONE, status, r->peer);

@@ -94,6 +94,13 @@ static bool rx_open(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hel
     return true;
 }
 
+/* A peer must take frames big enough for a header and some payload (fragment sizes
+ * are computed from it). */
+static bool max_frame_ok(const struct pme_wire_hello *h)
+{
+    return ntohs(h->max_frame) >= PME_WIRE_MIN_FRAME;
+}
+
 static void on_hello(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr *wh,
                      size_t len)
 {
@@ -103,6 +110,10 @@ static void on_hello(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hd
         return;
     }
     const struct pme_wire_hello *h = (const void *)(wh + 1);
+    if (!max_frame_ok(h)) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
     if (wh->type == PME_T_HELLO) {
         if (!rx_open(ep, idx, h))
             return;
@@ -362,8 +373,12 @@ void pme_rx_frame(void *arg, const uint8_t *f, size_t n)
         rx_in_sequence(ep, idx, wh, len, flags);
         return;
     }
+    /* LOSE, STOP and GO name the first frame the peer lacks; one naming a frame it has
+     * already acknowledged is stale (it was overtaken by a later ACK) and is ignored:
+     * acting on it would rewind below the first unacknowledged frame. */
     uint32_t next = ntohl(wh->ack) + 1;
-    bool valid = (flags & PME_F_ACK_VALID) && p->tx_state == TX_OPEN;
+    bool valid = (flags & PME_F_ACK_VALID) && p->tx_state == TX_OPEN &&
+                 !pme_seq_before(next, p->snd_una);
     switch (wh->type) {
     case PME_T_ACK:
         ep->ctr->ack_rx++;

@@ -4,6 +4,14 @@
  *
  * Only peers with a deadline are on the endpoint's timer list, so an endpoint with
  * thousands of quiet peers does no per-peer work in progress.
+ *
+ * Liveness is judged on what a peer owes, never on silence: a peer becomes suspect when
+ * something we sent it (frames, a handshake, a keepalive probe) has gone unanswered for
+ * the peer timeout, counted from when it began to owe it or from the last frame it
+ * sent, whichever is later. Two peers with nothing to say may stay quiet for ever. A
+ * suspect is not yet dead: the timer that finds it only marks it, and progress drains
+ * the device before the verdict, because an answer may be waiting there unread (a
+ * process that computed for a long time runs its timers before it reads).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,8 @@ static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
 void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p->owed_since_ns)
+        p->owed_since_ns = ep->now; /* we wait for it from now on */
     p->keepalive_armed = false;
     p->rto_deadline = ep->now + (uint64_t)p->rto_us * 1000u;
     track(ep, idx, p->rto_deadline);
@@ -92,6 +102,7 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW) {
         p->rto_deadline = 0;
+        p->owed_since_ns = 0;
         return;
     }
     if (waiting_on_peer(p)) {
@@ -99,6 +110,7 @@ void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
             pme_timer_arm_rto(ep, idx);
         return;
     }
+    p->owed_since_ns = 0;
     if (p->rndv_in || p->rndv_out) {
         uint64_t d = p->last_rx_ns + keepalive_ns(ep);
         if (d <= ep->now)
@@ -121,6 +133,15 @@ static void keepalive(struct pme_ep *ep, pme_peer_t idx)
     pme_tx_pump(ep, idx);
 }
 
+/* Has the peer owed us an answer for longer than the peer timeout? */
+static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    if (!waiting_on_peer(p) || !p->owed_since_ns)
+        return false;
+    uint64_t since = p->owed_since_ns > p->last_rx_ns ? p->owed_since_ns : p->last_rx_ns;
+    return ep->now - since > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
+}
+
 static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
@@ -130,15 +151,12 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     bool owed = waiting_on_peer(p);
     if (!owed && !p->rndv_in && !p->rndv_out)
         return;
-    if (ep->now - p->last_rx_ns > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull) {
-        pme_ep_set_error(ep,
-                         "peer %02x:%02x:%02x:%02x:%02x:%02x/%u did not answer for %u ms "
-                         "(PME_PEER_TIMEOUT_MS): its process died, its node is down, or it "
-                         "computed longer than that without calling into PME",
-                         p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
-                         p->ep_id, ep->cfg.peer_timeout_ms);
-        pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
-        return;
+    if (overdue(ep, p)) {
+        if (!p->suspect) {
+            p->suspect = true;
+            pme_idxvec_push(&ep->suspects, idx);
+        }
+        return; /* the verdict comes after progress has drained the device */
     }
     if (owed) {
         ep->ctr->rto_fired++;
@@ -208,6 +226,31 @@ void pme_timers_run(struct pme_ep *ep)
     ep->next_timer_ns = next;
 }
 
+/* After the device was drained: a suspect that still owes us an answer past the
+ * timeout is dead; one whose answer was waiting goes back to its timers. */
+void pme_timers_confirm_suspects(struct pme_ep *ep)
+{
+    for (uint32_t i = 0; i < ep->suspects.n; i++) {
+        pme_peer_t idx = ep->suspects.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        p->suspect = false;
+        if (p->tx_state == TX_FAILED)
+            continue;
+        if (!overdue(ep, p)) {
+            pme_timer_rearm(ep, idx);
+            continue;
+        }
+        pme_ep_set_error(ep,
+                         "peer %02x:%02x:%02x:%02x:%02x:%02x/%u did not answer for %u ms "
+                         "(PME_PEER_TIMEOUT_MS): its process died, its node is down, or it "
+                         "computed longer than that without calling into PME",
+                         p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
+                         p->ep_id, ep->cfg.peer_timeout_ms);
+        pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
+    }
+    ep->suspects.n = 0;
+}
+
 /* ---- failure ---- */
 
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
@@ -242,6 +285,7 @@ void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
     p->rx_open = false;
     p->stopped = p->credit_stalled = p->probe = false;
     p->rto_deadline = p->ack_deadline = 0;
+    p->owed_since_ns = 0;
     ep->ctr->peers_failed++;
     pme_evq_push(ep, PME_EV_PEER_FAILED, status, idx);
 }

@@ -117,8 +117,6 @@ void pme_tx_hello(struct pme_ep *ep, pme_peer_t idx)
         p->tx_state = TX_HELLO;
         p->hello_tries = 0;
         p->rto_us = ep->cfg.rto_us;
-        if (!p->last_rx_ns)
-            p->last_rx_ns = ep->now;
     }
     struct pme_wire_hello h = {
         .incarnation = htonl(ep->incarnation),
@@ -214,13 +212,12 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
         break;
     }
     case PME_T_RTS: {
-        struct pme_sendreq *req = m->req;
-        struct pme_wire_rts r = {htonl(req->id), htons(req->hdr_len), 0, htobe64(req->total)};
+        struct pme_wire_rts r = {htonl(m->send_id), htons(m->hdr_len), 0, htobe64(m->len)};
         memcpy(sub, &r, sizeof(r));
         sublen = sizeof(r);
-        plen = req->hdr_len;
+        plen = m->hdr_len;
         if (plen) {
-            f->iov[1].iov_base = req->hdr;
+            f->iov[1].iov_base = m->data;
             f->iov[1].iov_len = plen;
             f->iovcnt = 2;
         }
@@ -324,17 +321,28 @@ void pme_tx_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq)
     p->cur_frame = 0;
 }
 
+/* The offer of a rendezvous send, holding its own copy of what it offers. */
+static struct pme_txmsg *rts_new(struct pme_ep *ep, const struct pme_sendreq *req)
+{
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RTS, req->hdr_len);
+    if (m) {
+        m->send_id = req->id;
+        m->hdr_len = req->hdr_len;
+        m->len = req->total;
+        memcpy(m->data, req->hdr, req->hdr_len);
+    }
+    return m;
+}
+
 /* An eager message larger than all the credit this peer will ever grant: offer it
  * by rendezvous from our copy instead (the sender already counted it complete). */
 static void convert_to_rndv(struct pme_ep *ep, struct pme_peer *p, pme_peer_t idx,
                             struct pme_txmsg *m)
 {
     struct pme_sendreq *req = calloc(1, sizeof(*req) + sizeof(struct iovec));
-    struct pme_txmsg *rts = pme_txmsg_new(ep, PME_T_RTS, 0);
-    uint32_t id = req && rts ? pme_slots_put(&ep->sendreqs, req) : 0;
+    uint32_t id = req ? pme_slots_put(&ep->sendreqs, req) : 0;
     if (!id) {
         free(req);
-        pme_txmsg_free(ep, rts);
         return; /* try again at the next pump */
     }
     req->state = SREQ_WAIT_CTS;
@@ -350,8 +358,13 @@ static void convert_to_rndv(struct pme_ep *ep, struct pme_peer *p, pme_peer_t id
     pme_iov_cursor_init(&req->cur, req->iov, 1);
     req->owned = m;
     req->owned_bytes = m->total;
+    struct pme_txmsg *rts = rts_new(ep, req);
+    if (!rts) {
+        pme_slots_del(&ep->sendreqs, id);
+        free(req);
+        return;
+    }
     p->rndv_out++;
-    rts->req = req;
     /* Put the offer where m was. */
     rts->next = m->next;
     if (p->q_head == m) {
@@ -559,11 +572,9 @@ int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
 
     size_t bytes = sizeof(struct pme_sendreq) + (size_t)iovcnt * sizeof(struct iovec) + hdr_len;
     struct pme_sendreq *req = calloc(1, bytes);
-    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RTS, 0);
-    uint32_t id = req && m ? pme_slots_put(&ep->sendreqs, req) : 0;
+    uint32_t id = req ? pme_slots_put(&ep->sendreqs, req) : 0;
     if (!id) {
         free(req);
-        pme_txmsg_free(ep, m);
         return PME_ERR_NOMEM;
     }
     req->state = SREQ_WAIT_CTS;
@@ -578,8 +589,13 @@ int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
     if (hdr_len)
         memcpy(req->hdr, hdr, hdr_len);
     pme_iov_cursor_init(&req->cur, req->iov, iovcnt);
+    struct pme_txmsg *m = rts_new(ep, req);
+    if (!m) {
+        pme_slots_del(&ep->sendreqs, id);
+        free(req);
+        return PME_ERR_NOMEM;
+    }
     p->rndv_out++;
-    m->req = req;
     ep->ctr->tx_rndv++;
     p->ctr->tx_msgs++;
     pme_tx_enqueue(ep, idx, m);

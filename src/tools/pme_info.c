@@ -6,8 +6,10 @@
  *   pme_info -c --peers      and per peer
  *   pme_info --clean         remove counter files left by processes that died
  *
- * Endpoints publish their counters in /dev/shm/pme.<netns>.<interface>.<id> and hold a
- * lock on that file while they live; a file nobody locks is a leftover.
+ * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
+ * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
+ * nobody locks is a leftover. pme_info shows the endpoints of every user whose
+ * directory it may read (root: all).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -73,7 +75,7 @@ static void list_interfaces(void)
 }
 
 struct endpoint {
-    char path[300];
+    char path[800];
     const struct pme_counters_shm *h;
     size_t size;
     int live;
@@ -134,6 +136,52 @@ static void print_peer(const struct pme_shm_peer *p)
     printf("\n");
 }
 
+struct scan {
+    long pid;
+    int counters, peers, clean;
+    int shown, stale;
+};
+
+/* Show (or clean) the counter files of one user's directory. */
+static void scan_user_dir(const char *dir, struct scan *sc)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return; /* another user's, not readable by us */
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[800];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        struct endpoint e;
+        if (open_endpoint(path, &e) < 0)
+            continue;
+        if (!e.live) {
+            sc->stale++;
+            if (sc->clean && unlink(path) == 0)
+                printf("removed %s (its process is gone)\n", path);
+        } else if (!sc->clean && e.h && (!sc->pid || e.h->pid == sc->pid)) {
+            const struct pme_counters_shm *h = e.h;
+            printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
+                   "peers %u  pool %llu/%llu used, %llu reserved\n",
+                   h->pid, h->device, h->ifname, h->ep_id, h->mac[0], h->mac[1], h->mac[2],
+                   h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
+                   (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
+                   (unsigned long long)h->rx_reserved);
+            if (sc->counters)
+                print_counters(&h->ep, "    ");
+            if (sc->peers)
+                for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
+                    print_peer(&h->peers[i]);
+            sc->shown++;
+        }
+        if (e.h)
+            munmap((void *)e.h, e.size);
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     int counters = 0, peers = 0, clean = 0;
@@ -159,46 +207,24 @@ int main(int argc, char **argv)
         list_interfaces();
         printf("\n");
     }
-    DIR *d = opendir(PME_SHM_DIR);
-    if (!d) {
-        perror("pme_info: " PME_SHM_DIR);
+    const char *base = pme_counters_base();
+    DIR *top = opendir(base);
+    if (!top) {
+        fprintf(stderr, "pme_info: %s: %s\n", base, strerror(errno));
         return 1;
     }
-    int shown = 0, stale = 0;
-    struct dirent *de;
+    struct scan sc = {pid, counters, peers, clean, 0, 0};
     if (!clean)
         printf("Endpoints running:\n");
-    while ((de = readdir(d))) {
-        if (strncmp(de->d_name, PME_SHM_PREFIX, strlen(PME_SHM_PREFIX)))
-            continue;
-        char path[300];
-        snprintf(path, sizeof(path), "%s/%s", PME_SHM_DIR, de->d_name);
-        struct endpoint e;
-        if (open_endpoint(path, &e) < 0)
-            continue;
-        if (!e.live) {
-            stale++;
-            if (clean && unlink(path) == 0)
-                printf("removed %s (its process is gone)\n", path);
-        } else if (!clean && e.h && (!pid || e.h->pid == pid)) {
-            const struct pme_counters_shm *h = e.h;
-            printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
-                   "peers %u  pool %llu/%llu used, %llu reserved\n",
-                   h->pid, h->device, h->ifname, h->ep_id, h->mac[0], h->mac[1], h->mac[2],
-                   h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
-                   (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
-                   (unsigned long long)h->rx_reserved);
-            if (counters)
-                print_counters(&h->ep, "    ");
-            if (peers)
-                for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
-                    print_peer(&h->peers[i]);
-            shown++;
+    struct dirent *ud;
+    while ((ud = readdir(top)))
+        if (!strncmp(ud->d_name, PME_SHM_DIR_PREFIX, strlen(PME_SHM_DIR_PREFIX))) {
+            char dir[512];
+            snprintf(dir, sizeof(dir), "%s/%s", base, ud->d_name);
+            scan_user_dir(dir, &sc);
         }
-        if (e.h)
-            munmap((void *)e.h, e.size);
-    }
-    closedir(d);
+    closedir(top);
+    int shown = sc.shown, stale = sc.stale;
     if (!clean && !shown)
         printf("  (none)\n");
     if (!clean && stale)
