@@ -9,7 +9,7 @@ pme_deps_packages() {
     local g pkgs=()
     for g in "$@"; do
         case $g in
-        build) pkgs+=(build-essential autoconf automake libtool pkg-config libpcap-dev libhwloc-dev) ;;
+        build) pkgs+=(build-essential autoconf automake libtool pkg-config libpcap-dev libhwloc-dev libssl-dev) ;;
         test) pkgs+=(valgrind iproute2 nftables util-linux procps libclang-rt-14-dev) ;;
         mpich) pkgs+=(gfortran dpkg-dev ccache mpich libmpich-dev hwloc python3 file) ;;
         kmod) pkgs+=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio) ;;

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "claim.h"
+#include "counters.h"
 #include "counters_shm.h"
-#include "pme_internal.h"
 
 struct pme_shm_state {
     int claim_fd;   /* holds the endpoint id (claim.h); -1 for loop endpoints */
@@ -185,7 +185,7 @@ int pme_counters_open(struct pme_ep *ep)
     }
     ep->shm = map;
     ep->shm_state = st;
-    ep->ep_id = id;
+    ep->self.ep = id;
     ep->ctr = &ep->shm->ep;
     return PME_OK;
 }
@@ -196,10 +196,12 @@ void pme_counters_publish(struct pme_ep *ep)
     struct pme_counters_shm *h = ep->shm;
     h->layout = PME_SHM_LAYOUT;
     h->pid = getpid();
-    h->ep_id = ep->ep_id;
+    h->ep_id = ep->self.ep;
     h->ethertype = ep->cfg.ethertype;
-    memcpy(h->mac, ep->mac, 6);
-    h->checksum = (uint8_t)ep->cfg.checksum;
+    memcpy(h->mac, ep->self.mac, 6);
+    h->auth = (uint8_t)ep->keys.auth;
+    h->node = ep->self.node;
+    h->job_id = ep->keys.job_id;
     h->mtu = ep->mtu;
     h->netns = netns_id();
     snprintf(h->ifname, sizeof(h->ifname), "%s", if_label(ep));
@@ -225,36 +227,4 @@ void pme_counters_close(struct pme_ep *ep)
     if (ep->shm_state)
         state_free(ep->shm_state);
     ep->shm_state = NULL;
-}
-
-struct pme_peer_counters *pme_counters_peer_slot(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_shm_peer *sp = &ep->shm->peers[idx];
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    memcpy(sp->mac, p->mac, 6);
-    sp->ep_id = p->ep_id;
-    __atomic_store_n(&ep->shm->npeers, idx + 1, __ATOMIC_RELEASE);
-    return &sp->c;
-}
-
-void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c)
-{
-    *c = *ep->ctr;
-}
-
-uint64_t pme_ep_activity(pme_ep_t *ep)
-{
-    return ep->ctr->rx_frames + ep->ctr->tx_frames;
-}
-
-int pme_peer_counters(pme_ep_t *ep, pme_peer_t idx, struct pme_counters *c)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p)
-        return PME_ERR_INVAL;
-    memset(c, 0, sizeof(*c));
-#define PME_COPY_FIELD(name) c->name = p->ctr->name;
-    PME_PEER_COUNTER_NAMES(PME_COPY_FIELD)
-#undef PME_COPY_FIELD
-    return PME_OK;
 }

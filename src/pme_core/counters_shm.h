@@ -23,12 +23,13 @@
 #define PME_SHM_BASE_DEFAULT "/dev/shm"
 #define PME_SHM_DIR_PREFIX "pme-"
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
-#define PME_SHM_LAYOUT 1
+#define PME_SHM_LAYOUT 2
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS
 
 struct pme_shm_peer {
-    uint8_t mac[6];
+    uint32_t node;
     uint16_t ep_id;
+    uint8_t mac[6];
     struct pme_peer_counters c;
 };
 
@@ -39,8 +40,10 @@ struct pme_counters_shm {
     uint16_t ep_id;
     uint16_t ethertype;
     uint8_t mac[6];
-    uint8_t checksum;
+    uint8_t auth;           /* enum pme_auth */
     uint8_t pad;
+    uint32_t node;
+    uint32_t job_id;
     uint32_t mtu;
     uint32_t npeers;
     uint64_t netns;
@@ -62,6 +65,21 @@ const char *pme_counters_base(void);
 static inline uint64_t pme_shm_size(uint32_t npeers)
 {
     return sizeof(struct pme_counters_shm) + (uint64_t)npeers * sizeof(struct pme_shm_peer);
+}
+
+/* The counters of peer idx, as the peer table creates it: the record names the peer. */
+static inline struct pme_peer_counters *pme_shm_peer_slot(struct pme_counters_shm *shm,
+                                                          uint32_t idx, uint32_t node,
+                                                          uint16_t ep_id,
+                                                          const uint8_t mac[6])
+{
+    struct pme_shm_peer *sp = &shm->peers[idx];
+    sp->node = node;
+    sp->ep_id = ep_id;
+    for (int i = 0; i < 6; i++)
+        sp->mac[i] = mac[i];
+    __atomic_store_n(&shm->npeers, idx + 1, __ATOMIC_RELEASE);
+    return &sp->c;
 }
 
 #endif

@@ -51,6 +51,9 @@ struct pme_dev {
     unsigned mtu;
 };
 
+/* The loop device's test hook: cut it from its wire. */
+void pme_dev_loop_cut(struct pme_dev *dev);
+
 extern const struct pme_dev_ops pme_dev_ring_ops;
 extern const struct pme_dev_ops pme_dev_pcap_ops;
 extern const struct pme_dev_ops pme_dev_loop_ops;

@@ -130,34 +130,39 @@ static struct loop_dev *find_mac(struct pme_loop_wire *w, const uint8_t *mac)
     return NULL;
 }
 
-void pme_loop_wire_cut(struct pme_loop_wire *w, pme_ep_t *ep)
+/* Detach a loop device from its wire: its frames vanish both ways, as if its host died
+ * (pme_loop_wire_cut in ep.c hands us the endpoint's device). */
+void pme_dev_loop_cut(struct pme_dev *dev)
 {
-    char addr[PME_ADDR_MAX];
-    unsigned m[6];
-    if (pme_ep_addr(ep, addr, sizeof(addr)) < 0 ||
-        sscanf(strchr(addr, ':') + 1, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
-               &m[5]) != 6)
-        return;
-    uint8_t mac[6];
-    for (int i = 0; i < 6; i++)
-        mac[i] = (uint8_t)m[i];
-    struct loop_dev *d = find_mac(w, mac);
-    if (d)
-        d->cut = 1;
+    ((struct loop_dev *)dev)->cut = 1;
 }
 
 #define LOOP_MAX_ORPHANS 1024
 
+/* Keep a frame for a MAC nobody has (tests take them); when too many wait, the oldest
+ * goes, so that what a test waits for is never the one thrown away. */
+static void keep_orphan(struct pme_loop_wire *w, struct loop_frame *f)
+{
+    f->next = w->orphans;
+    w->orphans = f;
+    if (++w->norphans <= LOOP_MAX_ORPHANS)
+        return;
+    struct loop_frame **pp = &w->orphans;
+    while ((*pp)->next)
+        pp = &(*pp)->next;
+    free(*pp);
+    *pp = NULL;
+    w->norphans--;
+}
+
 static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
 {
     struct loop_dev *d = find_mac(w, f->data);
-    if (!d && w->norphans < LOOP_MAX_ORPHANS) {
-        f->next = w->orphans;
-        w->orphans = f;
-        w->norphans++;
+    if (!d) {
+        keep_orphan(w, f);
         return;
     }
-    if (!d || d->cut) {
+    if (d->cut) {
         free(f);
         return;
     }

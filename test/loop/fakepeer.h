@@ -11,16 +11,18 @@
 #include <stdint.h>
 
 #include "pme.h"
+#include "wire.h"
 
 struct fakepeer {
     struct pme_loop_wire *wire;
-    uint8_t mac[6];
-    uint16_t ep_id;
-    uint32_t job_key;
-    uint32_t incarnation;
+    struct pme_wire_self self;      /* mac, ep, node, incarnation of the fake peer */
+    struct pme_wire_keys keys;
+    uint64_t nonce;
     /* the endpoint under test, as the fake peer addresses it */
     uint8_t ep_mac[6];
     uint16_t ep_ep_id;
+    uint32_t ep_node;
+    uint32_t ep_incarnation;        /* learnt from its HELLO */
     /* sequence state of the fake peer's own sending direction */
     uint32_t snd_nxt;
     /* what it last saw of the endpoint's direction */
@@ -33,14 +35,16 @@ struct fp_frame {
     size_t len;
     int type;
     uint16_t flags, aux;
-    uint32_t seq, ack, credit;
+    uint32_t seq, ack, credit, incarnation;
     const uint8_t *sub;     /* the bytes after the PME header */
     size_t sublen;
 };
 
-/* A fake peer with MAC `mac` and endpoint id `ep_id` facing endpoint `ep`. */
+/* A fake peer with MAC `mac`, endpoint id `ep_id` and node `node` facing endpoint `ep`,
+ * sealing its frames with `secret` (a MAC) or, when NULL, a CRC under job id `job_key`. */
 void fp_init(struct fakepeer *fp, struct pme_loop_wire *wire, pme_ep_t *ep,
-             const uint8_t mac[6], uint16_t ep_id, uint32_t job_key);
+             const uint8_t mac[6], uint16_t ep_id, uint32_t node, const uint8_t *secret,
+             uint32_t job_key);
 /* Its address, for pme_ep_add_peer. */
 void fp_addr(const struct fakepeer *fp, char *buf, size_t len);
 
@@ -55,7 +59,7 @@ void fp_send(struct fakepeer *fp, int type, uint64_t seq, int with_ack, uint32_t
 size_t fp_build(struct fakepeer *fp, uint8_t *buf, int type, uint32_t seq, int with_ack,
                 uint32_t ack, uint32_t credit, uint16_t flags, uint16_t aux, const void *sub,
                 size_t sublen);
-void fp_seal(uint8_t *frame, size_t len);
+void fp_seal(struct fakepeer *fp, uint8_t *frame, size_t len);
 void fp_inject(struct fakepeer *fp, const uint8_t *frame, size_t len);
 
 /* Take the oldest frame the endpoint sent to the fake peer; 0 if none. */

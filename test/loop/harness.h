@@ -16,6 +16,10 @@ struct lp_pair {
     pme_peer_t a_to_b, b_to_a;
 };
 
+/* The job secret of every loop test endpoint: frames are authenticated (PME_AUTH_MAC)
+ * unless a test asks otherwise. */
+extern const uint8_t lp_secret[PME_SECRET_BYTES];
+
 /* Loop-device config with test-friendly timers. */
 void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire);
 void lp_open(struct lp_pair *lp, const struct pme_loop_faults *faults,

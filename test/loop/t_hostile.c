@@ -23,6 +23,7 @@
 
 static const uint8_t fake_mac[6] = {0x02, 0xfa, 0xce, 0x00, 0x00, 0x01};
 #define FAKE_EP 77
+#define FAKE_NODE 0x0a0000fa
 #define KEY 0x7e57 /* lp_config's */
 
 /* An endpoint on a wire with a fake peer registered; slow retransmissions so that a
@@ -31,7 +32,7 @@ static void open_with_fake(struct lp_pair *lp, struct fakepeer *fp, pme_peer_t *
 {
     char addr[PME_ADDR_MAX];
     lp_open(lp, NULL, NULL);
-    fp_init(fp, lp->wire, lp->a, fake_mac, FAKE_EP, KEY);
+    fp_init(fp, lp->wire, lp->a, fake_mac, FAKE_EP, FAKE_NODE, lp_secret, KEY);
     fp_addr(fp, addr, sizeof(addr));
     CHECK_OK(pme_ep_add_peer(lp->a, addr, peer));
 }
@@ -100,11 +101,9 @@ static void test_tiny_max_frame(void)
     static const uint16_t tiny[] = {44, 0, 1, 43, 45, 100, 200, 255};
     for (size_t k = 0; k < sizeof(tiny) / sizeof(tiny[0]); k++) {
         uint16_t mf = tiny[k];
-        struct pme_wire_hello a = {.incarnation = htonl(fp.incarnation),
-                                   .echo = h->incarnation, .max_frame = htons(mf)};
+        struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(mf)};
         fp_send(&fp, PME_T_HELLO_ACK, 0, 1, first - 1, 1 << 20, 0, 0, &a, sizeof(a));
-        struct pme_wire_hello mine = {.incarnation = htonl(fp.incarnation),
-                                      .first_seq = htonl(fp.snd_nxt), .max_frame = htons(mf)};
+        struct pme_wire_hello mine = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(mf)};
         fp_send(&fp, PME_T_HELLO, 0, 0, 0, 0, 0, 0, &mine, sizeof(mine));
         for (int i = 0; i < 10; i++)
             pme_progress(lp.a); /* crashed here with SIGFPE */
