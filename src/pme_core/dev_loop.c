@@ -157,6 +157,10 @@ static void keep_orphan(struct pme_loop_wire *w, struct loop_frame *f)
 
 static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
 {
+    if (f->len < 14) {
+        free(f); /* shorter than an Ethernet header: no NIC delivers it */
+        return;
+    }
     struct loop_dev *d = find_mac(w, f->data);
     if (!d) {
         keep_orphan(w, f);

@@ -17,30 +17,6 @@
  * so that peers with smaller MTUs can still take it. */
 #define MAX_HDR (1500 - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts))
 
-const char *pme_strerror(int status)
-{
-    switch (status) {
-    case PME_OK: return "success";
-    case PME_EAGAIN: return "resource temporarily unavailable; progress and retry";
-    case PME_ERR_INVAL: return "invalid argument";
-    case PME_ERR_NOMEM: return "out of memory";
-    case PME_ERR_NODEV: return "no such network interface";
-    case PME_ERR_IFDOWN: return "network interface is down";
-    case PME_ERR_PERM: return "no permission for raw Ethernet frames (CAP_NET_RAW)";
-    case PME_ERR_DEVICE: return "device error";
-    case PME_ERR_ADDR: return "malformed PME address";
-    case PME_ERR_VERSION: return "peer runs another PME wire version";
-    case PME_ERR_PEER_DEAD: return "peer stopped answering (timeout)";
-    case PME_ERR_TRUNC: return "message truncated by the receiver";
-    case PME_ERR_CANCELED: return "operation canceled";
-    case PME_ERR_TIMEOUT: return "timed out";
-    case PME_ERR_BUSY: return "endpoint id already in use on this interface";
-    case PME_ERR_NOSYS: return "device not available in this build";
-    case PME_ERR_AUTH: return "authentication is misconfigured (job secret)";
-    default: return "unknown PME status";
-    }
-}
-
 /* ---- what does not change while the endpoint is open ---- */
 
 int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len)

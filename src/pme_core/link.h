@@ -35,6 +35,9 @@ struct pme_upcalls {
 };
 #define PME_RX_NO_BUFFER 1
 
+/* No retransmission waits more than a second, however often it was backed off. */
+#define PME_RTO_CEILING_US 1000000u
+
 /* peers.c: the peer table, keyed by (node, endpoint id), and address strings */
 int pme_peer_lookup(struct pme_ep *ep, uint32_t node, uint16_t ep_id, bool create,
                     pme_peer_t *idx);
@@ -69,12 +72,23 @@ uint64_t pme_link_next_nonce(struct pme_ep *ep);
 void pme_link_rx(void *ep, const uint8_t *frame, size_t len);
 void pme_link_after_batch(struct pme_ep *ep);
 
-/* timers.c: retransmission, delayed ACKs, keepalives, liveness, failure */
+/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO, the
+ * answer to a liveness probe. */
+static inline bool pme_peer_owes(const struct pme_peer *p)
+{
+    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
+           p->credit_stalled || p->ping_out;
+}
+
+/* rto.c: arming timers (below sending) */
 void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx);
 void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx);
 void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
 uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p);
 void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns);
+uint64_t pme_keepalive_ns(const struct pme_ep *ep);
+
+/* timers.c: firing them (above sending): retransmission, keepalives, liveness, failure */
 void pme_timers_run(struct pme_ep *ep);
 void pme_timers_confirm_suspects(struct pme_ep *ep);
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);

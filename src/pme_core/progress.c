@@ -47,23 +47,3 @@ int pme_progress_pass(struct pme_ep *ep, bool poll_device)
     pme_counters_sync(ep);
     return (int)(ep->evq.tail - ep->evq.head);
 }
-
-/* Progress until every send is acknowledged or timeout_ms passes. */
-int pme_flush_do(struct pme_ep *ep, int timeout_ms)
-{
-    uint64_t deadline = pme_now_ns() + (uint64_t)timeout_ms * 1000000u;
-    for (;;) {
-        ep->now = pme_now_ns();
-        pme_progress_pass(ep, true);
-        bool busy = false;
-        for (uint32_t i = 0; i < ep->npeers && !busy; i++) {
-            struct pme_peer *p = pme_peer_get(ep, i);
-            busy = p->tx_state != TX_FAILED && p->q_head;
-        }
-        if (!busy && ep->sendreqs.used == 0)
-            return PME_OK;
-        if (timeout_ms >= 0 && pme_now_ns() >= deadline)
-            return PME_ERR_TIMEOUT;
-        pme_wait_do(ep, 1);
-    }
-}

@@ -10,9 +10,9 @@
 /* One pass at ep->now: resume blocked sends, take frames (poll_device), run timers and
  * judge suspects, send what became due. Returns the number of events ready. */
 int pme_progress_pass(struct pme_ep *ep, bool poll_device);
-int pme_flush_do(struct pme_ep *ep, int timeout_ms);
 
 /* wait.c */
+int pme_flush_do(struct pme_ep *ep, int timeout_ms);
 void pme_wait_init(struct pme_ep *ep);
 int pme_wait_do(struct pme_ep *ep, int timeout_ms);
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us);

@@ -1,9 +1,6 @@
 /*
- * timers.c - retransmission (Appendix B, S2), delayed ACKs, keepalives, and the
- * verdict that a peer is dead.
- *
- * Only peers with a deadline are on the endpoint's timer list, so an endpoint with
- * thousands of quiet peers does no per-peer work in progress.
+ * timers.c - firing the link's timers (rto.c arms them): retransmission after a loss
+ * (Go back N), delayed ACKs, keepalive probes, and the verdict that a peer is dead.
  *
  * Liveness is judged on what a peer owes, never on silence: a peer becomes suspect when
  * something we sent it (frames, a handshake, a keepalive probe) has gone unanswered for
@@ -20,110 +17,6 @@
 #include "link.h"
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
-#define KEEPALIVE_MAX_NS 1000000000ull
-#define RTO_CEILING_US 1000000u  /* no retransmission waits more than a second */
-
-static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p->active) {
-        p->active = true;
-        pme_idxvec_push(&ep->active, idx);
-    }
-    if (deadline < ep->next_timer_ns || !ep->next_timer_ns)
-        ep->next_timer_ns = deadline;
-}
-
-void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p->owed_since_ns)
-        p->owed_since_ns = ep->now; /* we wait for it from now on */
-    p->keepalive_armed = false;
-    p->rto_deadline = ep->now + (uint64_t)p->rto_us * 1000u;
-    track(ep, idx, p->rto_deadline);
-}
-
-void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->ack_deadline)
-        return;
-    /* Long enough for a reply to carry the ACK, short against the sender's timer. */
-    p->ack_deadline = ep->now + (uint64_t)ep->cfg.rto_us * 250u;
-    track(ep, idx, p->ack_deadline);
-}
-
-/* The retransmission timeout before backoff: the configured minimum, or the measured
- * round trip plus four times its variation when that is longer (as TCP does), so a
- * loaded node whose peers answer late is not flooded with spurious retransmissions. */
-uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p)
-{
-    uint64_t rto = (uint64_t)p->srtt_us + 4ull * p->rttvar_us;
-    if (rto < ep->cfg.rto_us)
-        rto = ep->cfg.rto_us;
-    return rto > RTO_CEILING_US ? RTO_CEILING_US : (uint32_t)rto;
-}
-
-void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns)
-{
-    (void)ep;
-    uint32_t rtt = (uint32_t)(rtt_ns / 1000u);
-    if (!p->srtt_us) {
-        p->srtt_us = rtt ? rtt : 1;
-        p->rttvar_us = rtt / 2;
-        return;
-    }
-    uint32_t dev = rtt > p->srtt_us ? rtt - p->srtt_us : p->srtt_us - rtt;
-    p->rttvar_us = p->rttvar_us - p->rttvar_us / 4 + dev / 4;
-    p->srtt_us = p->srtt_us - p->srtt_us / 8 + rtt / 8;
-    if (!p->srtt_us)
-        p->srtt_us = 1;
-}
-
-static uint64_t keepalive_ns(const struct pme_ep *ep)
-{
-    uint64_t k = (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull / 4;
-    return k < KEEPALIVE_MAX_NS ? k : KEEPALIVE_MAX_NS;
-}
-
-/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO, the
- * answer to a liveness probe. */
-static bool waiting_on_peer(const struct pme_peer *p)
-{
-    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
-           p->credit_stalled || p->ping_out;
-}
-
-/* Choose the peer's next deadline after its state changed: the retransmission timer
- * while the peer owes us something; a keepalive while a rendezvous with it is open
- * (its answer or its data may take long, but a dead peer must not make us wait for
- * ever); none otherwise. */
-void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW) {
-        p->rto_deadline = 0;
-        p->owed_since_ns = 0;
-        return;
-    }
-    if (waiting_on_peer(p)) {
-        if (!p->rto_deadline || p->keepalive_armed)
-            pme_timer_arm_rto(ep, idx);
-        return;
-    }
-    p->owed_since_ns = 0;
-    if (p->rndv_in || p->rndv_out) {
-        uint64_t d = p->last_rx_ns + keepalive_ns(ep);
-        if (d <= ep->now)
-            d = ep->now + keepalive_ns(ep);
-        p->rto_deadline = d;
-        p->keepalive_armed = true;
-        track(ep, idx, d);
-        return;
-    }
-    p->rto_deadline = 0;
-}
 
 /* Probe the peer: its PONG (or the absence of one) tells whether it lives. The same
  * token is sent again at each retransmission timeout until the answer comes. */
@@ -142,7 +35,7 @@ static void keepalive(struct pme_ep *ep, pme_peer_t idx)
 /* Has the peer owed us an answer for longer than the peer timeout? */
 static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
 {
-    if (!waiting_on_peer(p) || !p->owed_since_ns)
+    if (!pme_peer_owes(p) || !p->owed_since_ns)
         return false;
     uint64_t since = p->owed_since_ns > p->last_rx_ns ? p->owed_since_ns : p->last_rx_ns;
     return ep->now - since > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
@@ -154,7 +47,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     p->rto_deadline = 0;
     if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW)
         return;
-    bool owed = waiting_on_peer(p);
+    bool owed = pme_peer_owes(p);
     if (!owed && !p->rndv_in && !p->rndv_out)
         return;
     if (overdue(ep, p)) {
@@ -169,8 +62,8 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         p->ctr->rto_fired++;
         if (p->rto_us < pme_rto_base(ep, p) * RTO_MAX_FACTOR)
             p->rto_us *= 2;
-        if (p->rto_us > RTO_CEILING_US)
-            p->rto_us = RTO_CEILING_US;
+        if (p->rto_us > PME_RTO_CEILING_US)
+            p->rto_us = PME_RTO_CEILING_US;
     }
     if (p->tx_state == TX_HELLO) {
         pme_link_hello(ep, idx);
@@ -188,7 +81,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         pme_link_pump(ep, idx);
     } else if (p->credit_stalled) {
         pme_link_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
-    } else if (ep->now - p->last_rx_ns >= keepalive_ns(ep)) {
+    } else if (ep->now - p->last_rx_ns >= pme_keepalive_ns(ep)) {
         keepalive(ep, idx);
     }
     if (!p->rto_deadline)

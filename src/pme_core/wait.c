@@ -259,3 +259,23 @@ void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
     sleep_on_device(ep, fd, ns_until(ep->now, ep->next_timer_ns),
                     (uint64_t)max_sleep_us * 1000u);
 }
+
+/* Progress until every send is acknowledged or timeout_ms passes. */
+int pme_flush_do(struct pme_ep *ep, int timeout_ms)
+{
+    uint64_t deadline = pme_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        ep->now = pme_now_ns();
+        pme_progress_pass(ep, true);
+        bool busy = false;
+        for (uint32_t i = 0; i < ep->npeers && !busy; i++) {
+            struct pme_peer *p = pme_peer_get(ep, i);
+            busy = p->tx_state != TX_FAILED && p->q_head;
+        }
+        if (!busy && ep->sendreqs.used == 0)
+            return PME_OK;
+        if (timeout_ms >= 0 && pme_now_ns() >= deadline)
+            return PME_ERR_TIMEOUT;
+        pme_wait_do(ep, 1);
+    }
+}
