@@ -5,6 +5,7 @@
  *   pme_info -c [-p PID]     counters of running endpoints (every field, non-zero ones)
  *   pme_info -c --peers      and per peer
  *   pme_info --clean         remove counter files left by processes that died
+ *   pme_info --new-secret    print a new job secret (for PME_JOB_SECRET_FILE)
  *
  * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
  * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
@@ -136,6 +137,21 @@ static void print_peer(const struct pme_shm_peer *p)
     printf("\n");
 }
 
+/* A job secret for PME_JOB_SECRET_FILE: 32 hexadecimal digits from the kernel's
+ * random source. */
+static int new_secret(void)
+{
+    uint8_t s[PME_SECRET_BYTES];
+    if (pme_secret_generate(s)) {
+        fprintf(stderr, "pme_info: the kernel gave no random bytes\n");
+        return 1;
+    }
+    for (int i = 0; i < PME_SECRET_BYTES; i++)
+        printf("%02x", s[i]);
+    printf("\n");
+    return 0;
+}
+
 struct scan {
     long pid;
     int counters, peers, clean;
@@ -188,7 +204,8 @@ int main(int argc, char **argv)
     long pid = 0;
     static const struct option lo[] = {{"counters", 0, 0, 'c'}, {"peers", 0, 0, 'P'},
                                        {"pid", 1, 0, 'p'},      {"clean", 0, 0, 'C'},
-                                       {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
+                                       {"new-secret", 0, 0, 'S'}, {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "cp:h", lo, NULL)) != -1) {
         switch (c) {
@@ -196,8 +213,11 @@ int main(int argc, char **argv)
         case 'P': peers = counters = 1; break;
         case 'p': pid = strtol(optarg, NULL, 10); break;
         case 'C': clean = 1; break;
+        case 'S': return new_secret();
         default:
-            fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p PID] [--clean]\n");
+            fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p|--pid PID] [--clean]\n"
+                            "       pme_info --new-secret > FILE   (a job secret for "
+                            "PME_JOB_SECRET_FILE; chmod 600 FILE)\n");
             return 2;
         }
     }
