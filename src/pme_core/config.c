@@ -140,6 +140,22 @@ static int parse_bool(const char *s, int *out)
     return -1;
 }
 
+/* A value named by a word: the table ends with a NULL name. */
+struct choice {
+    const char *name;
+    int value;
+};
+
+static int parse_choice(const char *s, const struct choice *c, int *out)
+{
+    for (; c->name; c++)
+        if (!strcmp(s, c->name)) {
+            *out = c->value;
+            return 0;
+        }
+    return -1;
+}
+
 static int bad(char *err, size_t errlen, const char *var, const char *val, const char *want)
 {
     if (err)
@@ -172,18 +188,11 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
         cfg->ep_id = (int)u;
     }
     NUM("PME_JOB_KEY", job_key, UINT32_MAX, 0, "a 32-bit number")
-    if ((v = getenv("PME_AUTH")) && *v) {
-        if (!strcmp(v, "auto"))
-            cfg->auth = PME_AUTH_AUTO;
-        else if (!strcmp(v, "mac"))
-            cfg->auth = PME_AUTH_MAC;
-        else if (!strcmp(v, "crc"))
-            cfg->auth = PME_AUTH_CRC;
-        else if (!strcmp(v, "none"))
-            cfg->auth = PME_AUTH_NONE;
-        else
-            return bad(err, errlen, "PME_AUTH", v, "auto, mac, crc or none");
-    }
+    static const struct choice auths[] = {{"auto", PME_AUTH_AUTO}, {"mac", PME_AUTH_MAC},
+                                          {"crc", PME_AUTH_CRC}, {"none", PME_AUTH_NONE},
+                                          {NULL, 0}};
+    if ((v = getenv("PME_AUTH")) && *v && parse_choice(v, auths, &cfg->auth))
+        return bad(err, errlen, "PME_AUTH", v, "auto, mac, crc or none");
     if ((v = getenv("PME_JOB_SECRET_FILE")) && *v) {
         int rc = read_secret(cfg, v, err, errlen);
         if (rc)
@@ -216,16 +225,10 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
-    if ((v = getenv("PME_WAIT")) && *v) {
-        if (!strcmp(v, "auto"))
-            cfg->wait_mode = PME_WAIT_AUTO;
-        else if (!strcmp(v, "spin"))
-            cfg->wait_mode = PME_WAIT_SPIN;
-        else if (!strcmp(v, "block"))
-            cfg->wait_mode = PME_WAIT_BLOCK;
-        else
-            return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
-    }
+    static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},
+                                          {"block", PME_WAIT_BLOCK}, {NULL, 0}};
+    if ((v = getenv("PME_WAIT")) && *v && parse_choice(v, waits, &cfg->wait_mode))
+        return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
     NUM("PME_SPIN_US", spin_us, 10000000, 0, "microseconds")
     NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")

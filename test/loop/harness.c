@@ -70,6 +70,20 @@ void lp_progress(struct lp_pair *lp)
     pme_progress(lp->b);
 }
 
+int lp_accept_offer(struct lp_pair *lp, const struct iovec *iov, int iovcnt, int passes)
+{
+    struct pme_event ev;
+    for (int i = 0; passes < 0 || i < passes; i++) {
+        lp_progress(lp);
+        if (pme_next_event(lp->b, &ev)) {
+            CHECK(ev.type == PME_EV_RTS, "expected the offer, got event %d", ev.type);
+            CHECK_OK(pme_rndv_accept(lp->b, ev.rndv, iov, iovcnt, NULL));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void lp_print_counters(const char *label, pme_ep_t *ep)
 {
     struct pme_counters c;

@@ -45,4 +45,8 @@ void lp_progress(struct lp_pair *lp);
 
 void lp_print_counters(const char *label, pme_ep_t *ep);
 
+/* Progress both until b gets an offer (at most `passes` times, -1: for ever) and accept
+ * it into iov; returns 1 when it did. Any other event first is a test failure. */
+int lp_accept_offer(struct lp_pair *lp, const struct iovec *iov, int iovcnt, int passes);
+
 #endif

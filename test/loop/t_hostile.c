@@ -179,36 +179,19 @@ static void test_close_mid_rendezvous(void)
     static uint8_t src[1 << 20], dst[1 << 20];
     struct iovec iov = {src, sizeof(src)};
     CHECK_OK(pme_send(lp.a, lp.a_to_b, "r", 1, &iov, 1, 0, NULL));
-    struct pme_event ev;
-    int accepted = 0;
-    for (int i = 0; i < 1000 && !accepted; i++) {
-        lp_progress(&lp);
-        if (pme_next_event(lp.b, &ev)) {
-            CHECK(ev.type == PME_EV_RTS, "expected the offer, got %d", ev.type);
-            struct iovec d[2] = {{dst, sizeof(dst) / 2}, {dst + sizeof(dst) / 2, sizeof(dst) / 2}};
-            CHECK_OK(pme_rndv_accept(lp.b, ev.rndv, d, 2, NULL));
-            accepted = 1;
-        }
-    }
-    CHECK(accepted, "no offer");
+    struct iovec d[2] = {{dst, sizeof(dst) / 2}, {dst + sizeof(dst) / 2, sizeof(dst) / 2}};
+    CHECK(lp_accept_offer(&lp, d, 2, 1000), "no offer");
     lp_close(&lp); /* the receive is still in flight: its iovec copy must be freed */
     printf("closing mid-rendezvous frees its state\n");
 }
 
 int main(int argc, char **argv)
 {
-    /* A scenario's name as the argument runs it alone. */
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } all[] = {
+    static const struct scenario all[] = {
         {"cts_discard_before_ack", test_cts_discard_before_ack},
         {"tiny_max_frame", test_tiny_max_frame},
         {"stale_rewinds", test_stale_rewinds},
         {"close_mid_rendezvous", test_close_mid_rendezvous},
     };
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (argc < 2 || !strcmp(argv[1], all[i].name))
-            all[i].fn();
-    return 0;
+    return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }

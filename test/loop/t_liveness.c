@@ -167,17 +167,10 @@ static void test_dead_peer_still_detected(void)
 
 int main(int argc, char **argv)
 {
-    /* A scenario's name as the argument runs it alone. */
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } all[] = {
+    static const struct scenario all[] = {
         {"quiet_spell", test_quiet_spell},
         {"busy_sender_finds_ack", test_busy_sender_finds_ack},
         {"dead_peer_still_detected", test_dead_peer_still_detected},
     };
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (argc < 2 || !strcmp(argv[1], all[i].name))
-            all[i].fn();
-    return 0;
+    return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }
