@@ -336,17 +336,17 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
     uint64_t scratch[MPIDI_PME_AM_HDR_FLOOR / 8];
-    MPIDI_PME_am_parsed_t am;
+    MPIDI_PME_am_parsed_t msg;
 
-    if (parse(ev, scratch, &am))
+    if (parse(ev, scratch, &msg))
         goto done;
-    if (am.kind == MPIDI_PME_KIND_DYNPROC) {
-        mpi_errno = MPIDI_PME_dynproc_deliver(am.tag, ev->data, ev->data_len);
+    if (msg.kind == MPIDI_PME_KIND_DYNPROC) {
+        mpi_errno = MPIDI_PME_dynproc_deliver(msg.tag, ev->data, ev->data_len);
         goto done;
     }
     uint32_t attr = 0;
-    MPIDIG_AM_ATTR_SET_VCIS(attr, am.src_vci, am.dst_vci);
-    mpi_errno = MPIDIG_global.target_msg_cbs[am.handler_id] ((void *) am.am_hdr,
+    MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr,
                                                              (void *) ev->data,
                                                              (MPI_Aint) ev->data_len, attr,
                                                              NULL);
@@ -436,14 +436,14 @@ int MPIDI_PME_handle_rts(struct pme_event *ev)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *rreq = NULL;
     uint64_t scratch[MPIDI_PME_AM_HDR_FLOOR / 8];
-    MPIDI_PME_am_parsed_t am;
+    MPIDI_PME_am_parsed_t msg;
 
-    if (parse(ev, scratch, &am) || am.kind != MPIDI_PME_KIND_AM)
+    if (parse(ev, scratch, &msg) || msg.kind != MPIDI_PME_KIND_AM)
         goto discard;
 
     uint32_t attr = MPIDIG_AM_ATTR__IS_ASYNC | MPIDIG_AM_ATTR__IS_RNDV;
-    MPIDIG_AM_ATTR_SET_VCIS(attr, am.src_vci, am.dst_vci);
-    mpi_errno = MPIDIG_global.target_msg_cbs[am.handler_id] ((void *) am.am_hdr, NULL,
+    MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr, NULL,
                                                              (MPI_Aint) ev->total, attr, &rreq);
     if (mpi_errno || !rreq)
         goto discard;
