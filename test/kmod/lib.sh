@@ -1,0 +1,78 @@
+# lib.sh - helpers for the tests of pme.ko (test/kmod/t-*.sh).
+#
+# Each test is one script that runs twice: on the host it checks what it needs and then
+# re-runs itself inside a qemu guest (maint/vm), where the module can be loaded; the
+# guest's run fails if its kernel log shows a BUG, WARNING, oops or leak. Sourced with
+# $srcdir set (test/run-tests.sh sets it, and builddir).
+
+kmod_need_root() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "needs root (maint/vm shares the whole root file system with its guest)"
+        exit 77
+    fi
+}
+
+# The module, built on the host against the guest's kernel (the host's cannot load it).
+kmod_build() {
+    local log
+    log=$(mktemp)
+    if ! nice -n 10 make -s -C "$srcdir/kmod" >"$log" 2>&1; then
+        cat "$log"
+        rm -f "$log"
+        echo "FAIL: make -C kmod"
+        exit 1
+    fi
+    rm -f "$log"
+}
+
+# in_vm [maint/vm options]: on the host, run this very script in a guest and exit with
+# its status; in the guest, return at once so the script goes on.
+in_vm() {
+    [ -n "${PME_IN_VM:-}" ] && return 0
+    PME_IN_VM=1 exec "$srcdir/maint/vm" "$@" -- bash "$0"
+}
+
+# In the guest: load the module just built, with the given parameters.
+kmod_load() {
+    insmod "$srcdir/kmod/pme.ko" "$@" || { echo "FAIL: insmod pme.ko"; exit 1; }
+    udevadm_settle_dev
+}
+
+# No udev runs in the guest: wait for devtmpfs to show /dev/pme, then give it the
+# owner and mode the udev rule (kmod/60-pme.rules) would.
+udevadm_settle_dev() {
+    local i
+    for i in $(seq 50); do
+        [ -c /dev/pme ] && break
+        sleep 0.05
+    done
+    [ -c /dev/pme ] || { echo "FAIL: no /dev/pme after insmod"; exit 1; }
+    getent group pme >/dev/null || groupadd -r pme
+    chgrp pme /dev/pme
+    chmod 0660 /dev/pme
+}
+
+kmod_unload() {
+    rmmod pme || { echo "FAIL: rmmod pme"; exit 1; }
+}
+
+fails=0
+check() { # description, command...: counts a failure instead of stopping
+    local what=$1
+    shift
+    if "$@"; then
+        echo "ok: $what"
+    else
+        echo "FAIL: $what"
+        fails=$((fails + 1))
+    fi
+}
+
+verdict() {
+    if [ "$fails" -gt 0 ]; then
+        echo "$fails check(s) failed"
+        exit 1
+    fi
+    echo "all checks passed"
+    exit 0
+}
