@@ -53,12 +53,12 @@ struct pme_ep {
 
 	struct net_device *dev;         /* held while bound; NULL once the interface left */
 	const void *key_dev;            /* the table's key: dev at bind, never dereferenced */
-	u32 state;                      /* PME_STATE_*, mirrored into ctl->state */
+	u32 state;                      /* PME_KSTATE_*, mirrored into ctl->state */
 
 	/* The mapped area: control page, receive ring, send ring (vmalloc_user). */
 	void *mem;
 	size_t mem_len;
-	struct pme_ring_ctl *ctl;
+	struct pme_kring_ctl *ctl;
 	u8 *rx_ring;
 	u8 *tx_ring;
 	u32 rx_slots;
@@ -73,7 +73,7 @@ struct pme_ep {
 	wait_queue_head_t wq;           /* pollers: frames came, slots freed, state changed */
 
 	/* Receive counters change under rx_lock, send counters under tx_lock. */
-	u64 cnt[PME_CNT_NR];
+	u64 cnt[PME_KCNT_NR];
 };
 
 /* pme_main.c */
@@ -85,7 +85,7 @@ extern const struct file_operations pme_fops;
 
 /* pme_ep.c: the table of bound endpoints and the interfaces' fate */
 struct pme_ep *pme_ep_alloc(void);
-int pme_ep_bind(struct pme_ep *ep, struct pme_bind *b);
+int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b);
 void pme_ep_release(struct pme_ep *ep);
 struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id);
 int pme_ep_notifier_register(void);
@@ -99,14 +99,14 @@ int pme_ring_alloc(struct pme_ep *ep, u32 mtu, u32 rx_bytes, u32 tx_bytes);
 void pme_ring_free(struct pme_ep *ep);
 int pme_ring_mmap(struct pme_ep *ep, struct vm_area_struct *vma);
 
-static inline struct pme_slot *pme_rx_slot(const struct pme_ep *ep, u32 i)
+static inline struct pme_kslot *pme_rx_slot(const struct pme_ep *ep, u32 i)
 {
-	return (struct pme_slot *)(ep->rx_ring + (size_t)i * ep->slot_size);
+	return (struct pme_kslot *)(ep->rx_ring + (size_t)i * ep->slot_size);
 }
 
-static inline struct pme_slot *pme_tx_slot(const struct pme_ep *ep, u32 i)
+static inline struct pme_kslot *pme_tx_slot(const struct pme_ep *ep, u32 i)
 {
-	return (struct pme_slot *)(ep->tx_ring + (size_t)i * ep->slot_size);
+	return (struct pme_kslot *)(ep->tx_ring + (size_t)i * ep->slot_size);
 }
 
 /*
@@ -137,13 +137,13 @@ int pme_tx_kick(struct pme_ep *ep);
 /* pme_stats.c: counters, sysfs and /proc */
 int pme_stats_init(void);
 void pme_stats_exit(void);
-void pme_count_global(enum pme_counter c, u64 n);
-void pme_stats_global(struct pme_counters *out);
-void pme_stats_ep(const struct pme_ep *ep, struct pme_counters *out);
+void pme_count_global(enum pme_kcounter c, u64 n);
+void pme_stats_global(struct pme_kcounters *out);
+void pme_stats_ep(const struct pme_ep *ep, struct pme_kcounters *out);
 extern const struct attribute_group *pme_attr_groups[];
 
 /* Count on the endpoint (under the lock of that counter's direction) and globally. */
-static inline void pme_count(struct pme_ep *ep, enum pme_counter c, u64 n)
+static inline void pme_count(struct pme_ep *ep, enum pme_kcounter c, u64 n)
 {
 	if (ep)
 		ep->cnt[c] += n;

@@ -72,7 +72,7 @@ static int pme_ep_free_id(const struct net_device *dev)
 	return -EBUSY;
 }
 
-static int pme_bind_check(const struct pme_bind *b)
+static int pme_bind_check(const struct pme_kbind *b)
 {
 	size_t i;
 
@@ -83,7 +83,7 @@ static int pme_bind_check(const struct pme_bind *b)
 	for (i = 0; i < ARRAY_SIZE(b->reserved); i++)
 		if (b->reserved[i])
 			return -EINVAL;
-	if (b->ep_id > PME_EP_ID_MAX && b->ep_id != PME_EP_ANY)
+	if (b->ep_id > PME_EP_ID_MAX && b->ep_id != PME_KEP_ANY)
 		return -EINVAL;
 	if (b->ethertype && b->ethertype != pme_ethertype)
 		return -EPROTONOSUPPORT;
@@ -92,7 +92,7 @@ static int pme_bind_check(const struct pme_bind *b)
 	return 0;
 }
 
-static void pme_bind_report(const struct pme_ep *ep, struct pme_bind *b)
+static void pme_bind_report(const struct pme_ep *ep, struct pme_kbind *b)
 {
 	b->ep_id = ep->ep_id;
 	b->ethertype = pme_ethertype;
@@ -117,7 +117,7 @@ static int pme_ep_insert(struct pme_ep *ep, struct net_device *dev, u16 want)
 	 */
 	if (dev->reg_state != NETREG_REGISTERED)
 		return -ENODEV;
-	if (want == PME_EP_ANY)
+	if (want == PME_KEP_ANY)
 		id = pme_ep_free_id(dev);
 	else if (pme_ep_lookup(dev, want))
 		id = -EBUSY;
@@ -140,7 +140,7 @@ static int pme_ep_insert(struct pme_ep *ep, struct net_device *dev, u16 want)
  * The interface is looked up in the caller's network namespace. The endpoint holds a
  * reference on it until release or until it is unregistered.
  */
-int pme_ep_bind(struct pme_ep *ep, struct pme_bind *b)
+int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b)
 {
 	struct net_device *dev;
 	int rc;
@@ -251,7 +251,7 @@ static void pme_ep_detach(struct net_device *dev)
 		ep->dev = NULL;
 		mutex_unlock(&ep->tx_lock);
 		dev_put(dev);
-		pme_ep_set_state(ep, ep->state | PME_STATE_GONE);
+		pme_ep_set_state(ep, ep->state | PME_KSTATE_GONE);
 	}
 	mutex_unlock(&pme_lock);
 }
@@ -264,8 +264,8 @@ static void pme_ep_updown(struct net_device *dev, bool up)
 	list_for_each_entry(ep, &pme_eps, node) {
 		if (ep->dev != dev)
 			continue;
-		pme_ep_set_state(ep, up ? ep->state & ~PME_STATE_DOWN :
-					  ep->state | PME_STATE_DOWN);
+		pme_ep_set_state(ep, up ? ep->state & ~PME_KSTATE_DOWN :
+					  ep->state | PME_KSTATE_DOWN);
 	}
 	mutex_unlock(&pme_lock);
 }

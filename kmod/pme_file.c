@@ -27,7 +27,7 @@ static int pme_release(struct inode *inode, struct file *file)
 
 static long pme_ioctl_bind(struct pme_ep *ep, void __user *arg)
 {
-	struct pme_bind b;
+	struct pme_kbind b;
 	int rc;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
@@ -41,7 +41,7 @@ static long pme_ioctl_bind(struct pme_ep *ep, void __user *arg)
 
 static long pme_ioctl_counters(struct pme_ep *ep, void __user *arg, bool global)
 {
-	struct pme_counters c;
+	struct pme_kcounters c;
 
 	if (global)
 		pme_stats_global(&c);
@@ -88,13 +88,13 @@ static __poll_t pme_poll(struct file *file, poll_table *wait)
 		return EPOLLERR;
 	poll_wait(file, &ep->wq, wait);
 	smp_mb();	/* pairs with pme_ep_wake: join the queue, then look */
-	if (READ_ONCE(ep->state) & PME_STATE_GONE)
+	if (READ_ONCE(ep->state) & PME_KSTATE_GONE)
 		return EPOLLERR | EPOLLHUP;
 	prev = READ_ONCE(ep->rx_head);
 	prev = prev ? prev - 1 : ep->rx_slots - 1;
-	if (READ_ONCE(pme_rx_slot(ep, prev)->status) != PME_RX_KERNEL)
+	if (READ_ONCE(pme_rx_slot(ep, prev)->status) != PME_KRX_KERNEL)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(pme_tx_slot(ep, READ_ONCE(ep->tx_tail))->status) == PME_TX_FREE)
+	if (READ_ONCE(pme_tx_slot(ep, READ_ONCE(ep->tx_tail))->status) == PME_KTX_FREE)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	return mask;
 }

@@ -35,7 +35,7 @@ int pme_ring_alloc(struct pme_ep *ep, u32 mtu, u32 rx_bytes, u32 tx_bytes)
 	size_t rx_off, tx_off, len;
 	u32 slot_size, rx, tx;
 
-	slot_size = ALIGN(PME_SLOT_HDR_LEN + ETH_HLEN + mtu, SMP_CACHE_BYTES);
+	slot_size = ALIGN(PME_KSLOT_HDR_LEN + ETH_HLEN + mtu, SMP_CACHE_BYTES);
 	tx = pme_ring_slots(tx_bytes ?: PME_TX_BYTES_DEFAULT, slot_size);
 	rx = pme_ring_slots(rx_bytes ?: PME_RX_BYTES_DEFAULT, slot_size);
 	if ((u64)(rx + tx) * slot_size > cap) {

@@ -14,22 +14,22 @@
 /*
  * Whether an endpoint takes this frame: version 2 frames must name its node (unless it
  * bound to any node) and its job. Returns the counter of the reason it does not, or
- * PME_CNT_RX_FRAMES when it does.
+ * PME_KCNT_RX_FRAMES when it does.
  */
-static enum pme_counter pme_rx_match(const struct pme_ep *ep, const u8 *h, u8 version,
+static enum pme_kcounter pme_rx_match(const struct pme_ep *ep, const u8 *h, u8 version,
 				     u8 type)
 {
 	u32 node, job;
 
 	if (version != PME_KWIRE_V2 || type == PME_T_VERSION_NAK)
-		return PME_CNT_RX_FRAMES;
+		return PME_KCNT_RX_FRAMES;
 	node = get_unaligned_be32(h + PME_WIRE_OFF_DST_NODE - PME_ETH_HLEN);
 	job = get_unaligned_be32(h + PME_WIRE_OFF_JOB_ID - PME_ETH_HLEN);
 	if (ep->node_id != PME_NODE_ANY && node != ep->node_id)
-		return PME_CNT_RX_WRONG_NODE;
+		return PME_KCNT_RX_WRONG_NODE;
 	if (job != ep->job_id)
-		return PME_CNT_RX_WRONG_JOB;
-	return PME_CNT_RX_FRAMES;
+		return PME_KCNT_RX_WRONG_JOB;
+	return PME_KCNT_RX_FRAMES;
 }
 
 /* Copy the frame into the endpoint's next slot, if the process has handed it back. */
@@ -37,31 +37,31 @@ static bool pme_rx_place(struct pme_ep *ep, const u8 *eth, const struct sk_buff 
 			 int off, unsigned int plen)
 {
 	unsigned int total = ETH_HLEN + plen;
-	struct pme_slot *slot;
+	struct pme_kslot *slot;
 	u8 *data;
 
-	if (total > ep->slot_size - PME_SLOT_HDR_LEN) {
-		pme_count(ep, PME_CNT_RX_TOO_LONG, 1);
+	if (total > ep->slot_size - PME_KSLOT_HDR_LEN) {
+		pme_count(ep, PME_KCNT_RX_TOO_LONG, 1);
 		return false;
 	}
 	slot = pme_rx_slot(ep, ep->rx_head);
 	/* The process may write anything here; only "handed back" lets us write. */
-	if (READ_ONCE(slot->status) != PME_RX_KERNEL) {
-		pme_count(ep, PME_CNT_RX_RING_FULL, 1);
+	if (READ_ONCE(slot->status) != PME_KRX_KERNEL) {
+		pme_count(ep, PME_KCNT_RX_RING_FULL, 1);
 		return false;
 	}
-	data = (u8 *)slot + PME_SLOT_HDR_LEN;
+	data = (u8 *)slot + PME_KSLOT_HDR_LEN;
 	memcpy(data, eth, ETH_HLEN);
 	if (skb_copy_bits(skb, off, data + ETH_HLEN, plen)) {
-		pme_count(ep, PME_CNT_RX_BAD_FRAME, 1);
+		pme_count(ep, PME_KCNT_RX_BAD_FRAME, 1);
 		return false;
 	}
 	WRITE_ONCE(slot->len, total);
 	/* Publish: the process reads the frame only after it sees this with acquire. */
-	smp_store_release(&slot->status, PME_RX_USER);
+	smp_store_release(&slot->status, PME_KRX_USER);
 	ep->rx_head = ep->rx_head + 1 == ep->rx_slots ? 0 : ep->rx_head + 1;
-	pme_count(ep, PME_CNT_RX_FRAMES, 1);
-	pme_count(ep, PME_CNT_RX_BYTES, total);
+	pme_count(ep, PME_KCNT_RX_FRAMES, 1);
+	pme_count(ep, PME_KCNT_RX_BYTES, total);
 	return true;
 }
 
@@ -79,7 +79,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 {
 	u8 buf[PME_KWIRE_V2_HDR_LEN];
 	unsigned int plen = skb->len - off, need;
-	enum pme_counter why;
+	enum pme_kcounter why;
 	struct pme_ep *ep;
 	bool placed = false;
 	const u8 *h;
@@ -87,7 +87,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 
 	h = plen >= 4 ? skb_header_pointer(skb, off, 4, buf) : NULL;
 	if (!h) {
-		pme_count(NULL, PME_CNT_RX_BAD_FRAME, 1);
+		pme_count(NULL, PME_KCNT_RX_BAD_FRAME, 1);
 		return -ENOENT;
 	}
 	version = h[PME_WIRE_OFF_VERSION - PME_ETH_HLEN];
@@ -95,19 +95,19 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	need = pme_wire_hdr_need(version, type);
 	h = need && plen >= need ? skb_header_pointer(skb, off, need, buf) : NULL;
 	if (!h) {
-		pme_count(NULL, PME_CNT_RX_BAD_FRAME, 1);
+		pme_count(NULL, PME_KCNT_RX_BAD_FRAME, 1);
 		return -ENOENT;
 	}
 
 	rcu_read_lock();
 	ep = pme_ep_lookup(dev, get_unaligned_be16(h));
 	if (!ep) {
-		pme_count(NULL, PME_CNT_RX_NO_ENDPOINT, 1);
+		pme_count(NULL, PME_KCNT_RX_NO_ENDPOINT, 1);
 	} else {
 		/* Softirq here, process context for local delivery: _bh serves both. */
 		spin_lock_bh(&ep->rx_lock);
 		why = pme_rx_match(ep, h, version, type);
-		if (why == PME_CNT_RX_FRAMES)
+		if (why == PME_KCNT_RX_FRAMES)
 			placed = pme_rx_place(ep, eth, skb, off, plen);
 		else
 			pme_count(ep, why, 1);

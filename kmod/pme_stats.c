@@ -14,47 +14,47 @@
 #include "pme.h"
 
 struct pme_global_cnt {
-	u64 v[PME_CNT_NR];
+	u64 v[PME_KCNT_NR];
 };
 
 static struct pme_global_cnt __percpu *pme_gcnt;
 
-void pme_count_global(enum pme_counter c, u64 n)
+void pme_count_global(enum pme_kcounter c, u64 n)
 {
 	this_cpu_add(pme_gcnt->v[c], n);
 }
 
 /* Sums per CPU: each value is exact, the set is not one instant's. */
-void pme_stats_global(struct pme_counters *out)
+void pme_stats_global(struct pme_kcounters *out)
 {
 	int cpu, i;
 
 	memset(out, 0, sizeof(*out));
-	out->count = PME_CNT_NR;
+	out->count = PME_KCNT_NR;
 	for_each_possible_cpu(cpu)
-		for (i = 0; i < PME_CNT_NR; i++)
+		for (i = 0; i < PME_KCNT_NR; i++)
 			out->v[i] += per_cpu_ptr(pme_gcnt, cpu)->v[i];
 }
 
 /* Read without the endpoint's locks: each value is whole on a 64-bit machine. */
-void pme_stats_ep(const struct pme_ep *ep, struct pme_counters *out)
+void pme_stats_ep(const struct pme_ep *ep, struct pme_kcounters *out)
 {
 	int i;
 
 	memset(out, 0, sizeof(*out));
-	out->count = PME_CNT_NR;
-	for (i = 0; i < PME_CNT_NR; i++)
+	out->count = PME_KCNT_NR;
+	for (i = 0; i < PME_KCNT_NR; i++)
 		out->v[i] = READ_ONCE(ep->cnt[i]);
 }
 
 struct pme_cnt_attr {
 	struct device_attribute attr;
-	enum pme_counter idx;
+	enum pme_kcounter idx;
 };
 
 static ssize_t pme_cnt_show(struct device *d, struct device_attribute *attr, char *buf)
 {
-	enum pme_counter idx = container_of(attr, struct pme_cnt_attr, attr)->idx;
+	enum pme_kcounter idx = container_of(attr, struct pme_cnt_attr, attr)->idx;
 	u64 sum = 0;
 	int cpu;
 
@@ -63,14 +63,14 @@ static ssize_t pme_cnt_show(struct device *d, struct device_attribute *attr, cha
 	return sysfs_emit(buf, "%llu\n", sum);
 }
 
-#define PME_CNT_ATTR(name, lower, what) \
-	[PME_CNT_##name] = { __ATTR(lower, 0444, pme_cnt_show, NULL), PME_CNT_##name },
-static struct pme_cnt_attr pme_cnt_attrs[] = { PME_COUNTERS(PME_CNT_ATTR) };
-#undef PME_CNT_ATTR
+#define PME_KCNT_ATTR(name, lower, what) \
+	[PME_KCNT_##name] = { __ATTR(lower, 0444, pme_cnt_show, NULL), PME_KCNT_##name },
+static struct pme_cnt_attr pme_cnt_attrs[] = { PME_KCOUNTERS(PME_KCNT_ATTR) };
+#undef PME_KCNT_ATTR
 
-#define PME_CNT_ATTR_PTR(name, lower, what) &pme_cnt_attrs[PME_CNT_##name].attr.attr,
-static struct attribute *pme_cnt_attr_list[] = { PME_COUNTERS(PME_CNT_ATTR_PTR) NULL };
-#undef PME_CNT_ATTR_PTR
+#define PME_KCNT_ATTR_PTR(name, lower, what) &pme_cnt_attrs[PME_KCNT_##name].attr.attr,
+static struct attribute *pme_cnt_attr_list[] = { PME_KCOUNTERS(PME_KCNT_ATTR_PTR) NULL };
+#undef PME_KCNT_ATTR_PTR
 
 static const struct attribute_group pme_cnt_group = {
 	.name = "counters",
@@ -79,26 +79,26 @@ static const struct attribute_group pme_cnt_group = {
 
 const struct attribute_group *pme_attr_groups[] = { &pme_cnt_group, NULL };
 
-#define PME_CNT_NAME(name, lower, what) #lower,
-static const char *const pme_cnt_names[] = { PME_COUNTERS(PME_CNT_NAME) };
-#undef PME_CNT_NAME
+#define PME_KCNT_NAME(name, lower, what) #lower,
+static const char *const pme_cnt_names[] = { PME_KCOUNTERS(PME_KCNT_NAME) };
+#undef PME_KCNT_NAME
 
 static const char *pme_state_name(u32 state)
 {
-	if (state & PME_STATE_GONE)
+	if (state & PME_KSTATE_GONE)
 		return "gone";
-	return state & PME_STATE_DOWN ? "down" : "up";
+	return state & PME_KSTATE_DOWN ? "down" : "up";
 }
 
 /* One line per bound endpoint, of every namespace: interface names may repeat. */
 static int pme_proc_show(struct seq_file *m, void *v)
 {
-	struct pme_counters c;
+	struct pme_kcounters c;
 	struct pme_ep *ep;
 	int i;
 
 	seq_puts(m, "iface ifindex ep job node incarnation pid uid state");
-	for (i = 0; i < PME_CNT_NR; i++)
+	for (i = 0; i < PME_KCNT_NR; i++)
 		seq_printf(m, " %s", pme_cnt_names[i]);
 	seq_putc(m, '\n');
 	mutex_lock(&pme_lock);
@@ -108,7 +108,7 @@ static int pme_proc_show(struct seq_file *m, void *v)
 			   ep->job_id, ep->node_id, ep->incarnation, ep->pid,
 			   from_kuid_munged(seq_user_ns(m), ep->uid),
 			   pme_state_name(READ_ONCE(ep->state)));
-		for (i = 0; i < PME_CNT_NR; i++)
+		for (i = 0; i < PME_KCNT_NR; i++)
 			seq_printf(m, " %llu", c.v[i]);
 		seq_putc(m, '\n');
 	}
@@ -118,7 +118,7 @@ static int pme_proc_show(struct seq_file *m, void *v)
 
 int pme_stats_init(void)
 {
-	BUILD_BUG_ON(PME_CNT_NR > PME_CNT_MAX);
+	BUILD_BUG_ON(PME_KCNT_NR > PME_KCNT_MAX);
 	pme_gcnt = alloc_percpu(struct pme_global_cnt);
 	if (!pme_gcnt)
 		return -ENOMEM;

@@ -50,19 +50,19 @@ static bool pme_tx_stamp(const struct pme_ep *ep, const struct net_device *dev, 
 	return forged;
 }
 
-/* The reason frame f of len bytes may not go out, or PME_CNT_TX_FRAMES. */
-static enum pme_counter pme_tx_check(const u8 *f, unsigned int len)
+/* The reason frame f of len bytes may not go out, or PME_KCNT_TX_FRAMES. */
+static enum pme_kcounter pme_tx_check(const u8 *f, unsigned int len)
 {
 	unsigned int need;
 
 	if (get_unaligned((__be16 *)(f + 2 * ETH_ALEN)) != htons(pme_ethertype))
-		return PME_CNT_TX_BAD_ETHERTYPE;
+		return PME_KCNT_TX_BAD_ETHERTYPE;
 	need = pme_wire_hdr_need(f[PME_WIRE_OFF_VERSION], f[PME_WIRE_OFF_TYPE]);
 	if (!need)
-		return PME_CNT_TX_BAD_VERSION;
+		return PME_KCNT_TX_BAD_VERSION;
 	if (len < ETH_HLEN + need)
-		return PME_CNT_TX_BAD_LENGTH;
-	return PME_CNT_TX_FRAMES;
+		return PME_KCNT_TX_BAD_LENGTH;
+	return PME_KCNT_TX_FRAMES;
 }
 
 /* Hand the frame to the interface, or to an endpoint of this host when it is the
@@ -76,53 +76,53 @@ static void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff
 	if (ether_addr_equal(f, dev->dev_addr)) {
 		pme_rx_deliver(dev, f, skb, ETH_HLEN);
 		consume_skb(skb);
-		pme_count(ep, PME_CNT_TX_LOCAL, 1);
+		pme_count(ep, PME_KCNT_TX_LOCAL, 1);
 	} else {
 		if (is_multicast_ether_addr(f))
 			pme_rx_deliver(dev, f, skb, ETH_HLEN);
 		rc = dev_queue_xmit(skb);
 		if (net_xmit_eval(rc)) {
-			pme_count(ep, PME_CNT_TX_DROPPED, 1);
+			pme_count(ep, PME_KCNT_TX_DROPPED, 1);
 			return;
 		}
 	}
-	pme_count(ep, PME_CNT_TX_FRAMES, 1);
-	pme_count(ep, PME_CNT_TX_BYTES, len);
+	pme_count(ep, PME_KCNT_TX_FRAMES, 1);
+	pme_count(ep, PME_KCNT_TX_BYTES, len);
 }
 
 static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
-		       const struct pme_slot *slot)
+		       const struct pme_kslot *slot)
 {
 	unsigned int len = READ_ONCE(slot->len);
-	enum pme_counter why;
+	enum pme_kcounter why;
 	struct sk_buff *skb;
 	u8 *f;
 
 	if (len < ETH_HLEN + 4 || len > ETH_HLEN + dev->mtu ||
-	    len > ep->slot_size - PME_SLOT_HDR_LEN) {
-		pme_count(ep, PME_CNT_TX_BAD_LENGTH, 1);
+	    len > ep->slot_size - PME_KSLOT_HDR_LEN) {
+		pme_count(ep, PME_KCNT_TX_BAD_LENGTH, 1);
 		return;
 	}
 	skb = alloc_skb(LL_RESERVED_SPACE(dev) + len + dev->needed_tailroom, GFP_KERNEL);
 	if (!skb) {
-		pme_count(ep, PME_CNT_TX_DROPPED, 1);
+		pme_count(ep, PME_KCNT_TX_DROPPED, 1);
 		return;
 	}
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	f = skb_put(skb, len);
-	memcpy(f, (const u8 *)slot + PME_SLOT_HDR_LEN, len);
+	memcpy(f, (const u8 *)slot + PME_KSLOT_HDR_LEN, len);
 	/*
 	 * From here on only the copy counts: the process can change the slot under us,
 	 * so what is checked and stamped must be what is sent.
 	 */
 	why = pme_tx_check(f, len);
-	if (why != PME_CNT_TX_FRAMES) {
+	if (why != PME_KCNT_TX_FRAMES) {
 		kfree_skb(skb);
 		pme_count(ep, why, 1);
 		return;
 	}
 	if (pme_tx_stamp(ep, dev, f, f[PME_WIRE_OFF_VERSION], f[PME_WIRE_OFF_TYPE]))
-		pme_count(ep, PME_CNT_TX_SRC_REWRITTEN, 1);
+		pme_count(ep, PME_KCNT_TX_SRC_REWRITTEN, 1);
 	skb->dev = dev;
 	skb->protocol = htons(pme_ethertype);
 	skb_reset_mac_header(skb);
@@ -139,7 +139,7 @@ static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
  */
 int pme_tx_kick(struct pme_ep *ep)
 {
-	struct pme_slot *slot;
+	struct pme_kslot *slot;
 	struct net_device *dev;
 	int taken = 0;
 
@@ -152,10 +152,10 @@ int pme_tx_kick(struct pme_ep *ep)
 	while (taken < ep->tx_slots) {
 		slot = pme_tx_slot(ep, ep->tx_tail);
 		/* Acquire: the frame's bytes are the process's until it says "send". */
-		if (smp_load_acquire(&slot->status) != PME_TX_SEND)
+		if (smp_load_acquire(&slot->status) != PME_KTX_SEND)
 			break;
 		pme_tx_one(ep, dev, slot);
-		smp_store_release(&slot->status, PME_TX_FREE);
+		smp_store_release(&slot->status, PME_KTX_FREE);
 		ep->tx_tail = ep->tx_tail + 1 == ep->tx_slots ? 0 : ep->tx_tail + 1;
 		if (++taken % PME_TX_RESCHED_EVERY == 0)
 			cond_resched();

@@ -8,18 +8,18 @@
  * One open file of /dev/pme is one endpoint. PME_IOC_BIND ties it to an interface, an
  * endpoint id, a job and a node, and sizes its rings; mmap() of the file then maps
  *
- *   offset 0          struct pme_ring_ctl (one page)
+ *   offset 0          struct pme_kring_ctl (one page)
  *   rx_offset         rx_slots receive slots of slot_size bytes
  *   tx_offset         tx_slots send slots of slot_size bytes
  *
- * Each slot is struct pme_slot followed by one whole Ethernet frame. The status word
+ * Each slot is struct pme_kslot followed by one whole Ethernet frame. The status word
  * says who owns the slot, as in the kernel's TPACKET rings:
  *
- *   receive: PME_RX_KERNEL -> the driver writes a frame -> PME_RX_USER -> the process
- *            reads it and hands the slot back (PME_RX_KERNEL). Slots are used in order.
- *   send:    PME_TX_FREE -> the process writes a frame -> PME_TX_SEND; after a batch it
+ *   receive: PME_KRX_KERNEL -> the driver writes a frame -> PME_KRX_USER -> the process
+ *            reads it and hands the slot back (PME_KRX_KERNEL). Slots are used in order.
+ *   send:    PME_KTX_FREE -> the process writes a frame -> PME_KTX_SEND; after a batch it
  *            rings the doorbell (PME_IOC_SEND) once; the driver checks, stamps and
- *            sends every PME_TX_SEND slot in order and hands it back (PME_TX_FREE).
+ *            sends every PME_KTX_SEND slot in order and hands it back (PME_KTX_FREE).
  *
  * A status word is written last with release semantics and read with acquire
  * semantics on both sides. The driver trusts nothing in the mapped memory: it copies a
@@ -82,13 +82,13 @@
 
 /* ---- binding an endpoint ---- */
 
-#define PME_EP_ANY 0xFFFF /* pme_bind.ep_id: any free id (the one chosen is returned) */
+#define PME_KEP_ANY 0xFFFF /* pme_kbind.ep_id: any free id (the one chosen is returned) */
 
-struct pme_bind {
+struct pme_kbind {
 	__u32 abi_version;      /* in: PME_ABI_VERSION */
 	__u32 flags;            /* in: 0 (reserved) */
 	char ifname[16];        /* in: interface name (IFNAMSIZ), in the caller's netns */
-	__u16 ep_id;            /* in: 0..PME_EP_ID_MAX or PME_EP_ANY; out: the id */
+	__u16 ep_id;            /* in: 0..PME_EP_ID_MAX or PME_KEP_ANY; out: the id */
 	__u16 ethertype;        /* in: 0 or the module's; out: the module's EtherType */
 	__u32 job_id;           /* in: version 2 frames of other jobs are not delivered */
 	__u32 node_id;          /* in: this node; PME_NODE_ANY takes any dst_node */
@@ -97,7 +97,7 @@ struct pme_bind {
 	__u32 tx_bytes;         /* in: send ring size wanted (0: default) */
 	__u32 rx_slots;         /* out */
 	__u32 tx_slots;         /* out */
-	__u32 slot_size;        /* out: bytes per slot, struct pme_slot included */
+	__u32 slot_size;        /* out: bytes per slot, struct pme_kslot included */
 	__u32 mtu;              /* out: the interface's MTU at bind time */
 	__u8 mac[6];            /* out: the interface's MAC (stamped as Ethernet source) */
 	__u16 pad;              /* 0 */
@@ -113,9 +113,9 @@ struct pme_bind {
 };
 
 /* The first page of the mapping. The driver writes it; the process reads it. */
-struct pme_ring_ctl {
+struct pme_kring_ctl {
 	__u32 abi_version;
-	__u32 state;            /* PME_STATE_* bits */
+	__u32 state;            /* PME_KSTATE_* bits */
 	__u32 rx_slots;
 	__u32 tx_slots;
 	__u32 slot_size;
@@ -124,21 +124,21 @@ struct pme_ring_ctl {
 	__u64 tx_offset;
 };
 
-#define PME_STATE_DOWN 0x1      /* the interface is down: nothing moves until it is up */
-#define PME_STATE_GONE 0x2      /* the interface went away: the endpoint is dead */
+#define PME_KSTATE_DOWN 0x1      /* the interface is down: nothing moves until it is up */
+#define PME_KSTATE_GONE 0x2      /* the interface went away: the endpoint is dead */
 
-struct pme_slot {
+struct pme_kslot {
 	__u32 status;           /* PME_RX_* or PME_TX_* */
 	__u32 len;              /* bytes of the frame that follows */
 	__u64 reserved[3];
 };
 
-#define PME_SLOT_HDR_LEN 32     /* sizeof(struct pme_slot): where the frame starts */
+#define PME_KSLOT_HDR_LEN 32     /* sizeof(struct pme_kslot): where the frame starts */
 
-#define PME_RX_KERNEL 0
-#define PME_RX_USER   1
-#define PME_TX_FREE   0
-#define PME_TX_SEND   1
+#define PME_KRX_KERNEL 0
+#define PME_KRX_USER   1
+#define PME_KTX_FREE   0
+#define PME_KTX_SEND   1
 
 /* ---- counters ---- */
 
@@ -146,7 +146,7 @@ struct pme_slot {
  * Every counter, once: X(NAME, name, what it counts). Per endpoint (PME_IOC_COUNTERS)
  * and for the whole module (PME_IOC_GLOBAL_COUNTERS, /sys/class/misc/pme/counters/).
  */
-#define PME_COUNTERS(X) \
+#define PME_KCOUNTERS(X) \
 	X(RX_FRAMES, rx_frames, "frames placed in a receive ring") \
 	X(RX_BYTES, rx_bytes, "bytes of those frames") \
 	X(TX_FRAMES, tx_frames, "frames sent (to the wire or to an endpoint of this host)") \
@@ -164,19 +164,19 @@ struct pme_slot {
 	X(TX_DROPPED, tx_dropped, "frames the interface did not take (down, queue full)") \
 	X(TX_LOCAL, tx_local, "frames delivered to an endpoint on the sender's interface")
 
-#define PME_CNT_ENUM(name, lower, what) PME_CNT_##name,
-enum pme_counter {
-	PME_COUNTERS(PME_CNT_ENUM)
-	PME_CNT_NR
+#define PME_KCNT_ENUM(name, lower, what) PME_KCNT_##name,
+enum pme_kcounter {
+	PME_KCOUNTERS(PME_KCNT_ENUM)
+	PME_KCNT_NR
 };
-#undef PME_CNT_ENUM
+#undef PME_KCNT_ENUM
 
-#define PME_CNT_MAX 32          /* room in the ABI; PME_CNT_NR <= PME_CNT_MAX */
+#define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */
 
-struct pme_counters {
-	__u32 count;            /* out: counters filled (PME_CNT_NR of the module) */
+struct pme_kcounters {
+	__u32 count;            /* out: counters filled (PME_KCNT_NR of the module) */
 	__u32 pad;
-	__u64 v[PME_CNT_MAX];   /* out: indexed by enum pme_counter */
+	__u64 v[PME_KCNT_MAX];   /* out: indexed by enum pme_kcounter */
 };
 
 /* ---- ioctls ---- */
@@ -188,12 +188,12 @@ struct pme_counters {
 /* Bind this file to an interface and endpoint id (once per file). EBUSY: the id is
  * taken on that interface; ENODEV: no such interface; ENETDOWN: it is down; EPROTO:
  * another ABI version. */
-#define PME_IOC_BIND            _IOWR(PME_IOC_MAGIC, 1, struct pme_bind)
-/* The doorbell: send every PME_TX_SEND slot, in order. Returns how many slots it took
+#define PME_IOC_BIND            _IOWR(PME_IOC_MAGIC, 1, struct pme_kbind)
+/* The doorbell: send every PME_KTX_SEND slot, in order. Returns how many slots it took
  * (sent or refused, see the counters), or fails: ENETDOWN, ENODEV (interface gone). */
 #define PME_IOC_SEND            _IO(PME_IOC_MAGIC, 2)
-#define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_counters)
-#define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_counters)
+#define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_kcounters)
+#define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_kcounters)
 /*
  * Numbers 5 to 15 are kept for what wire version 2 brings: registering and releasing
  * memory regions for zero-copy rendezvous (pinned pages, invalidated through an MMU
