@@ -32,10 +32,34 @@ in_vm() {
     PME_IN_VM=1 exec "$srcdir/maint/vm" "$@" -- bash "$0"
 }
 
+# The test programs, built on the host by make check.
+kmod_need_tools() {
+    PME_PERF=$builddir/src/tools/pme_perf
+    KMOD_TOOL=$builddir/test/kmod/kmod_tool
+    local t
+    for t in "$PME_PERF" "$KMOD_TOOL"; do
+        [ -x "$t" ] || { echo "FAIL: $t not built (make check builds it)"; exit 1; }
+    done
+}
+
 # In the guest: load the module just built, with the given parameters.
 kmod_load() {
     insmod "$srcdir/kmod/pme.ko" "$@" || { echo "FAIL: insmod pme.ko"; exit 1; }
     udevadm_settle_dev
+}
+
+# In the guest: an unprivileged user, in group pme or not.
+kmod_user() { # name, "pme" to add it to group pme
+    id "$1" >/dev/null 2>&1 || useradd -M -s /bin/bash "$1"
+    [ "${2:-}" = pme ] && usermod -aG pme "$1"
+    return 0
+}
+
+# as_user NAME COMMAND...: run as NAME with NAME's groups.
+as_user() {
+    local u=$1
+    shift
+    setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"
 }
 
 # No udev runs in the guest: wait for devtmpfs to show /dev/pme, then give it the
