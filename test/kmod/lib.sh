@@ -92,6 +92,8 @@ check() { # description, command...: counts a failure instead of stopping
     fi
 }
 
+not() { ! "$@"; }
+
 verdict() {
     if [ "$fails" -gt 0 ]; then
         echo "$fails check(s) failed"

@@ -36,7 +36,8 @@ check "outside group pme: the error names the group (exit $rc)" \
 
 # An unprivileged member of group pme, with no capability at all, holds an endpoint.
 coproc HOLD { as_user pmein setpriv --inh-caps=-all --bounding-set=-all "$KMOD_TOOL" hold pmel0 7; }
-read -r -t 20 line <&"${HOLD[0]}"
+hold_pid=$HOLD_PID hold_out=${HOLD[0]} hold_in=${HOLD[1]}
+read -r -t 20 line <&"$hold_out"
 check "a user of group pme binds endpoint 7 ($line)" [ "$line" = "bound ep 7" ]
 check "/proc lists it with the user's uid" \
     awk -v u="$(id -u pmein)" '$1 == "pmel0" && $3 == 7 && $8 == u {f = 1} END {exit !f}' /proc/driver/pme
@@ -46,8 +47,8 @@ check "a second endpoint 7 on that interface is refused: $(tail -1 <<<"$out")" \
 out=$(rmmod pme 2>&1) && rc=0 || rc=$?
 check "rmmod is refused while the endpoint is open (exit $rc)" [ "$rc" != 0 ]
 check "the module is still there" [ -c /dev/pme ]
-exec {HOLD[1]}>&-
-wait "$HOLD_PID"
+exec {hold_in}>&-
+wait $hold_pid
 
 check "rmmod succeeds once it is closed" rmmod pme
 check "and /dev/pme is gone" [ ! -e /dev/pme ]
