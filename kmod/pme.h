@@ -126,7 +126,7 @@ static inline unsigned int pme_wire_hdr_need(u8 version, u8 type)
 }
 
 /* pme_rx.c: the packet handler */
-int pme_rx_register(void);
+void pme_rx_register(void);
 void pme_rx_unregister(void);
 int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb,
 		   int off);

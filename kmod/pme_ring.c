@@ -31,16 +31,18 @@ static u32 pme_ring_slots(u32 bytes, u32 slot_size)
  */
 int pme_ring_alloc(struct pme_ep *ep, u32 mtu, u32 rx_bytes, u32 tx_bytes)
 {
-	u64 cap = (u64)pme_max_ring_kb << 10;
+	u64 cap = (u64)READ_ONCE(pme_max_ring_kb) << 10, budget;
 	size_t rx_off, tx_off, len;
 	u32 slot_size, rx, tx;
 
 	slot_size = ALIGN(PME_KSLOT_HDR_LEN + ETH_HLEN + mtu, SMP_CACHE_BYTES);
 	tx = pme_ring_slots(tx_bytes ?: PME_TX_BYTES_DEFAULT, slot_size);
 	rx = pme_ring_slots(rx_bytes ?: PME_RX_BYTES_DEFAULT, slot_size);
-	if ((u64)(rx + tx) * slot_size > cap) {
-		tx = min_t(u64, tx, max_t(u64, cap / 4 / slot_size, PME_SLOTS_MIN));
-		rx = max_t(u64, cap / slot_size - tx, PME_SLOTS_MIN);
+	/* Over the limit: the send ring keeps at most a quarter, the rest receives. */
+	budget = max_t(u64, cap / slot_size, 2 * PME_SLOTS_MIN);
+	if (rx + tx > budget) {
+		tx = min_t(u64, tx, max_t(u64, budget / 4, PME_SLOTS_MIN));
+		rx = budget - tx;
 	}
 	rx_off = PAGE_SIZE;
 	tx_off = PAGE_ALIGN(rx_off + (size_t)rx * slot_size);

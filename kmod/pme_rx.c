@@ -140,11 +140,10 @@ static struct packet_type pme_packet_type __read_mostly = {
 	.func = pme_rcv,
 };
 
-int pme_rx_register(void)
+void pme_rx_register(void)
 {
 	pme_packet_type.type = htons(pme_ethertype);
 	dev_add_pack(&pme_packet_type);
-	return 0;
 }
 
 /* dev_remove_pack waits (synchronize_net) until no handler runs any more. */

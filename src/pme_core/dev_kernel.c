@@ -106,8 +106,11 @@ static int kernel_send(struct pme_dev *dev, const struct pme_dev_frame *frames, 
         if (__atomic_load_n(&s->status, __ATOMIC_ACQUIRE) != PME_KTX_FREE)
             break; /* the ring is full: the caller waits for POLLOUT */
         size_t len = fill_slot(d, s, &frames[queued]);
-        if (!len)
-            return queued ? queued : PME_ERR_INVAL;
+        if (!len) {
+            if (!queued)
+                return PME_ERR_INVAL; /* larger than the MTU: never sendable */
+            break;
+        }
         s->len = (uint32_t)len;
         __atomic_store_n(&s->status, PME_KTX_SEND, __ATOMIC_RELEASE);
         d->tx_cur = d->tx_cur + 1 == d->tx_slots ? 0 : d->tx_cur + 1;

@@ -9,7 +9,8 @@
  *             name the destination's), ethertype, version, short, long
  *   kmod_tool recv IFACE EP SECS [JOB NODE]    print each frame that arrives in SECS
  *   kmod_tool counter IFACE NAME               a global counter's value (by ioctl)
- *   kmod_tool hold IFACE EP                    bind, print "bound", wait for stdin EOF
+ *   kmod_tool hold IFACE EP                    bind, print "bound ep ID rx SLOTS tx SLOTS",
+ *                                              wait for stdin EOF, print poll and doorbell
  *   kmod_tool flood-close IFACE DSTMAC DSTEP   fill the send ring, ring once, close
  *                                              with the rings still mapped, use them
  *
@@ -303,7 +304,7 @@ static int cmd_hold(int argc, char **argv)
     }
     struct kep k;
     kep_open(&k, argv[1], (unsigned)strtoul(argv[2], NULL, 0), 0, PME_NODE_ANY);
-    printf("bound ep %u\n", k.b.ep_id);
+    printf("bound ep %u rx %u tx %u\n", k.b.ep_id, k.b.rx_slots, k.b.tx_slots);
     fflush(stdout);
     char buf[64];
     while (read(0, buf, sizeof(buf)) > 0)

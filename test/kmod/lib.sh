@@ -93,6 +93,7 @@ check() { # description, command...: counts a failure instead of stopping
 }
 
 not() { ! "$@"; }
+starts() { [[ $1 == "$2"* ]]; } # string, prefix
 
 verdict() {
     if [ "$fails" -gt 0 ]; then

@@ -2,7 +2,8 @@
 # pme.ko loads and unloads cleanly; /dev/pme belongs to group pme with mode 0660; a
 # user of group pme opens an endpoint without any capability, a user outside it and a
 # machine without the module get errors that name the fix; rmmod is refused while an
-# endpoint is open and succeeds once it is closed; a bad EtherType parameter is refused.
+# endpoint is open and succeeds once it is closed; a bad EtherType parameter is refused;
+# max_ring_kb bounds the rings.
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
@@ -38,7 +39,7 @@ check "outside group pme: the error names the group (exit $rc)" \
 coproc HOLD { as_user pmein setpriv --inh-caps=-all --bounding-set=-all "$KMOD_TOOL" hold pmel0 7; }
 hold_pid=$HOLD_PID hold_out=${HOLD[0]} hold_in=${HOLD[1]}
 read -r -t 20 line <&"$hold_out"
-check "a user of group pme binds endpoint 7 ($line)" [ "$line" = "bound ep 7" ]
+check "a user of group pme binds endpoint 7 ($line)" starts "$line" "bound ep 7 "
 check "/proc lists it with the user's uid" \
     awk -v u="$(id -u pmein)" '$1 == "pmel0" && $3 == 7 && $8 == u {f = 1} END {exit !f}' /proc/driver/pme
 out=$(PME_DEVICE=kernel PME_EP_ID=7 "$PME_PERF" server -i pmel0 2>&1) && rc=0 || rc=$?
@@ -49,6 +50,11 @@ check "rmmod is refused while the endpoint is open (exit $rc)" [ "$rc" != 0 ]
 check "the module is still there" [ -c /dev/pme ]
 exec {hold_in}>&-
 wait $hold_pid
+
+# With no room allowed at all, an endpoint still gets the least rings that work.
+echo 0 >/sys/module/pme/parameters/max_ring_kb
+line=$("$KMOD_TOOL" hold pmel0 8 </dev/null | head -n 1)
+check "max_ring_kb=0 gives the smallest rings ($line)" [ "$line" = "bound ep 8 rx 8 tx 8" ]
 
 check "rmmod succeeds once it is closed" rmmod pme
 check "and /dev/pme is gone" [ ! -e /dev/pme ]
