@@ -65,9 +65,9 @@ struct pme_ep {
 	u32 tx_slots;
 	u32 slot_size;
 
-	spinlock_t rx_lock;
+	spinlock_t rx_lock;             /* receive ring writers, receive counters */
 	u32 rx_head;                    /* next slot the driver fills; under rx_lock */
-	struct mutex tx_lock;
+	struct mutex tx_lock;           /* the doorbell, send counters, ep->dev's use */
 	u32 tx_tail;                    /* next slot the doorbell reads; under tx_lock */
 
 	wait_queue_head_t wq;           /* pollers: frames came, slots freed, state changed */

@@ -13,7 +13,9 @@
 
 #include "pme.h"
 
+/* Guards pme_ep_table's writers, pme_eps and each ep->dev (see pme.h). */
 DEFINE_MUTEX(pme_lock);
+/* Every bound endpoint, for the notifier and /proc/driver/pme. */
 LIST_HEAD(pme_eps);
 
 /* Bound endpoints by (interface, id): written under pme_lock, read under RCU. */
@@ -37,13 +39,16 @@ struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id)
 	return NULL;
 }
 
-/*
- * Wake pollers. The barrier orders the ring or state write before the look at the
- * wait queue; pme_poll has the matching one between joining the queue and reading.
- */
+/* Wake pollers, without taking the queue's lock when nobody sleeps. */
 void pme_ep_wake(struct pme_ep *ep)
 {
+	/*
+	 * Order the ring or state write before the look at the wait queue; pme_poll has
+	 * the matching barrier between joining the queue and reading the ring, so either
+	 * it sees the write or we see it waiting.
+	 */
 	smp_mb();
+	/* Safe unlocked thanks to the barrier pair above. */
 	if (waitqueue_active(&ep->wq))
 		wake_up_interruptible(&ep->wq);
 }

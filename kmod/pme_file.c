@@ -61,6 +61,7 @@ static long pme_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PME_IOC_BIND:
 		return pme_ioctl_bind(ep, uarg);
 	case PME_IOC_SEND:
+		/* Acquire: pairs with bind's release; the rings are set up once it is seen. */
 		if (!smp_load_acquire(&ep->bound))
 			return -ENOTCONN;
 		return pme_tx_kick(ep);
@@ -84,10 +85,12 @@ static __poll_t pme_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 	u32 prev;
 
+	/* Acquire: pairs with bind's release; the rings are set up once it is seen. */
 	if (!smp_load_acquire(&ep->bound))
 		return EPOLLERR;
 	poll_wait(file, &ep->wq, wait);
-	smp_mb();	/* pairs with pme_ep_wake: join the queue, then look */
+	/* Pairs with pme_ep_wake: be on the queue before looking at the rings. */
+	smp_mb();
 	if (READ_ONCE(ep->state) & PME_KSTATE_GONE)
 		return EPOLLERR | EPOLLHUP;
 	prev = READ_ONCE(ep->rx_head);

@@ -5,12 +5,13 @@
  * out the driver's and every send slot free).
  */
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/vmalloc.h>
 
 #include "pme.h"
 
-#define PME_RX_BYTES_DEFAULT (4u << 20)
-#define PME_TX_BYTES_DEFAULT (1u << 20)
+#define PME_RX_BYTES_DEFAULT SZ_4M
+#define PME_TX_BYTES_DEFAULT SZ_1M
 #define PME_SLOTS_MIN 8u
 #define PME_SLOTS_MAX 65536u
 
@@ -81,6 +82,7 @@ int pme_ring_mmap(struct pme_ep *ep, struct vm_area_struct *vma)
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned long pages = ep->mem_len >> PAGE_SHIFT;
 
+	/* Acquire: pairs with bind's release; ep->mem is set once it is seen. */
 	if (!smp_load_acquire(&ep->bound))
 		return -ENOTCONN;
 	if (!(vma->vm_flags & VM_SHARED))

@@ -16,8 +16,8 @@
  * bound to any node) and its job. Returns the counter of the reason it does not, or
  * PME_KCNT_RX_FRAMES when it does.
  */
-static enum pme_kcounter pme_rx_match(const struct pme_ep *ep, const u8 *h, u8 version,
-				     u8 type)
+static enum pme_kcounter pme_rx_match(const struct pme_ep *ep, const u8 *h,
+				      u8 version, u8 type)
 {
 	u32 node, job;
 

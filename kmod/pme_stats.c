@@ -63,14 +63,11 @@ static ssize_t pme_cnt_show(struct device *d, struct device_attribute *attr, cha
 	return sysfs_emit(buf, "%llu\n", sum);
 }
 
-#define PME_KCNT_ATTR(name, lower, what) \
-	[PME_KCNT_##name] = { __ATTR(lower, 0444, pme_cnt_show, NULL), PME_KCNT_##name },
-static struct pme_cnt_attr pme_cnt_attrs[] = { PME_KCOUNTERS(PME_KCNT_ATTR) };
-#undef PME_KCNT_ATTR
+static const char *const pme_cnt_names[] = PME_KCNT_NAMES;
 
-#define PME_KCNT_ATTR_PTR(name, lower, what) &pme_cnt_attrs[PME_KCNT_##name].attr.attr,
-static struct attribute *pme_cnt_attr_list[] = { PME_KCOUNTERS(PME_KCNT_ATTR_PTR) NULL };
-#undef PME_KCNT_ATTR_PTR
+/* One sysfs file per counter, filled in at load (the names come from the ABI). */
+static struct pme_cnt_attr pme_cnt_attrs[PME_KCNT_NR];
+static struct attribute *pme_cnt_attr_list[PME_KCNT_NR + 1];
 
 static const struct attribute_group pme_cnt_group = {
 	.name = "counters",
@@ -79,9 +76,21 @@ static const struct attribute_group pme_cnt_group = {
 
 const struct attribute_group *pme_attr_groups[] = { &pme_cnt_group, NULL };
 
-#define PME_KCNT_NAME(name, lower, what) #lower,
-static const char *const pme_cnt_names[] = { PME_KCOUNTERS(PME_KCNT_NAME) };
-#undef PME_KCNT_NAME
+static void pme_cnt_attrs_init(void)
+{
+	struct pme_cnt_attr *a;
+	int i;
+
+	for (i = 0; i < PME_KCNT_NR; i++) {
+		a = &pme_cnt_attrs[i];
+		sysfs_attr_init(&a->attr.attr);
+		a->attr.attr.name = pme_cnt_names[i];
+		a->attr.attr.mode = 0444;
+		a->attr.show = pme_cnt_show;
+		a->idx = i;
+		pme_cnt_attr_list[i] = &a->attr.attr;
+	}
+}
 
 static const char *pme_state_name(u32 state)
 {
@@ -119,6 +128,8 @@ static int pme_proc_show(struct seq_file *m, void *v)
 int pme_stats_init(void)
 {
 	BUILD_BUG_ON(PME_KCNT_NR > PME_KCNT_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(pme_cnt_names) != PME_KCNT_NR);
+	pme_cnt_attrs_init();
 	pme_gcnt = alloc_percpu(struct pme_global_cnt);
 	if (!pme_gcnt)
 		return -ENOMEM;

@@ -65,8 +65,10 @@ static enum pme_kcounter pme_tx_check(const u8 *f, unsigned int len)
 	return PME_KCNT_TX_FRAMES;
 }
 
-/* Hand the frame to the interface, or to an endpoint of this host when it is the
- * destination (the wire would never bring it back). Consumes skb. */
+/*
+ * Hand the frame to the interface, or to an endpoint of this host when it is the
+ * destination (the wire would never bring it back). Consumes skb.
+ */
 static void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
@@ -155,6 +157,7 @@ int pme_tx_kick(struct pme_ep *ep)
 		if (smp_load_acquire(&slot->status) != PME_KTX_SEND)
 			break;
 		pme_tx_one(ep, dev, slot);
+		/* Release: the process may reuse the slot once it sees this. */
 		smp_store_release(&slot->status, PME_KTX_FREE);
 		ep->tx_tail = ep->tx_tail + 1 == ep->tx_slots ? 0 : ep->tx_tail + 1;
 		if (++taken % PME_TX_RESCHED_EVERY == 0)

@@ -143,33 +143,36 @@ struct pme_kslot {
 /* ---- counters ---- */
 
 /*
- * Every counter, once: X(NAME, name, what it counts). Per endpoint (PME_IOC_COUNTERS)
- * and for the whole module (PME_IOC_GLOBAL_COUNTERS, /sys/class/misc/pme/counters/).
+ * Per endpoint (PME_IOC_COUNTERS) and for the whole module (PME_IOC_GLOBAL_COUNTERS,
+ * /sys/class/misc/pme/counters/<name>). New counters go at the end.
  */
-#define PME_KCOUNTERS(X) \
-	X(RX_FRAMES, rx_frames, "frames placed in a receive ring") \
-	X(RX_BYTES, rx_bytes, "bytes of those frames") \
-	X(TX_FRAMES, tx_frames, "frames sent (to the wire or to an endpoint of this host)") \
-	X(TX_BYTES, tx_bytes, "bytes of those frames") \
-	X(RX_RING_FULL, rx_ring_full, "frames dropped: the endpoint's receive ring was full") \
-	X(RX_NO_ENDPOINT, rx_no_endpoint, "frames dropped: no endpoint bound to that id") \
-	X(RX_WRONG_JOB, rx_wrong_job, "frames dropped: version 2, another job") \
-	X(RX_WRONG_NODE, rx_wrong_node, "frames dropped: version 2, another node") \
-	X(RX_BAD_FRAME, rx_bad_frame, "frames dropped: too short or of an unknown version") \
-	X(RX_TOO_LONG, rx_too_long, "frames dropped: longer than a ring slot") \
-	X(TX_BAD_ETHERTYPE, tx_bad_ethertype, "frames refused: not PME's EtherType") \
-	X(TX_BAD_LENGTH, tx_bad_length, "frames refused: too short, or longer than the MTU") \
-	X(TX_BAD_VERSION, tx_bad_version, "frames refused: a wire version the driver lacks") \
-	X(TX_SRC_REWRITTEN, tx_src_rewritten, "frames whose forged source fields were rewritten") \
-	X(TX_DROPPED, tx_dropped, "frames the interface did not take (down, queue full)") \
-	X(TX_LOCAL, tx_local, "frames delivered to an endpoint on the sender's interface")
-
-#define PME_KCNT_ENUM(name, lower, what) PME_KCNT_##name,
 enum pme_kcounter {
-	PME_KCOUNTERS(PME_KCNT_ENUM)
+	PME_KCNT_RX_FRAMES,             /* frames placed in a receive ring */
+	PME_KCNT_RX_BYTES,              /* bytes of those frames */
+	PME_KCNT_TX_FRAMES,             /* frames sent (to the wire or an endpoint here) */
+	PME_KCNT_TX_BYTES,              /* bytes of those frames */
+	PME_KCNT_RX_RING_FULL,          /* dropped: the receive ring was full */
+	PME_KCNT_RX_NO_ENDPOINT,        /* dropped: no endpoint bound to that id */
+	PME_KCNT_RX_WRONG_JOB,          /* dropped: version 2, another job */
+	PME_KCNT_RX_WRONG_NODE,         /* dropped: version 2, another node */
+	PME_KCNT_RX_BAD_FRAME,          /* dropped: too short, or an unknown version */
+	PME_KCNT_RX_TOO_LONG,           /* dropped: longer than a ring slot */
+	PME_KCNT_TX_BAD_ETHERTYPE,      /* refused: not PME's EtherType */
+	PME_KCNT_TX_BAD_LENGTH,         /* refused: too short, or longer than the MTU */
+	PME_KCNT_TX_BAD_VERSION,        /* refused: a wire version the driver lacks */
+	PME_KCNT_TX_SRC_REWRITTEN,      /* sent with forged source fields rewritten */
+	PME_KCNT_TX_DROPPED,            /* the interface did not take it (down, full) */
+	PME_KCNT_TX_LOCAL,              /* delivered to an endpoint on the same interface */
 	PME_KCNT_NR
 };
-#undef PME_KCNT_ENUM
+
+/* Their names, in the order above (sysfs file names, /proc/driver/pme columns). */
+#define PME_KCNT_NAMES { \
+	"rx_frames", "rx_bytes", "tx_frames", "tx_bytes", \
+	"rx_ring_full", "rx_no_endpoint", "rx_wrong_job", "rx_wrong_node", \
+	"rx_bad_frame", "rx_too_long", "tx_bad_ethertype", "tx_bad_length", \
+	"tx_bad_version", "tx_src_rewritten", "tx_dropped", "tx_local", \
+}
 
 #define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */
 
@@ -185,12 +188,16 @@ struct pme_kcounters {
 
 /* The module's PME_ABI_VERSION. This number never changes. */
 #define PME_IOC_VERSION         _IOR(PME_IOC_MAGIC, 0, __u32)
-/* Bind this file to an interface and endpoint id (once per file). EBUSY: the id is
+/*
+ * Bind this file to an interface and endpoint id (once per file). EBUSY: the id is
  * taken on that interface; ENODEV: no such interface; ENETDOWN: it is down; EPROTO:
- * another ABI version. */
+ * another ABI version.
+ */
 #define PME_IOC_BIND            _IOWR(PME_IOC_MAGIC, 1, struct pme_kbind)
-/* The doorbell: send every PME_KTX_SEND slot, in order. Returns how many slots it took
- * (sent or refused, see the counters), or fails: ENETDOWN, ENODEV (interface gone). */
+/*
+ * The doorbell: send every PME_KTX_SEND slot, in order. Returns how many slots it took
+ * (sent or refused, see the counters), or fails: ENETDOWN, ENODEV (interface gone).
+ */
 #define PME_IOC_SEND            _IO(PME_IOC_MAGIC, 2)
 #define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_kcounters)
 #define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_kcounters)

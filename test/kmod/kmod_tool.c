@@ -268,11 +268,9 @@ static int cmd_recv(int argc, char **argv)
     return 0;
 }
 
-static const char *const counter_names[] = {
-#define PME_KCNT_NAME(name, lower, what) #lower,
-    PME_KCOUNTERS(PME_KCNT_NAME)
-#undef PME_KCNT_NAME
-};
+static const char *const counter_names[] = PME_KCNT_NAMES;
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == PME_KCNT_NR,
+               "a name for every counter");
 
 static int cmd_counter(int argc, char **argv)
 {
