@@ -307,10 +307,11 @@ static int cmd_hold(int argc, char **argv)
     char buf[64];
     while (read(0, buf, sizeof(buf)) > 0)
         ;
-    struct pollfd p = {.fd = k.fd, .events = POLLIN};
+    struct pollfd p = {.fd = k.fd, .events = POLLIN | POLLOUT};
     int r = poll(&p, 1, 0);
-    printf("poll %d revents%s%s%s\n", r, p.revents & POLLERR ? " ERR" : "",
-           p.revents & POLLHUP ? " HUP" : "", p.revents & POLLIN ? " IN" : "");
+    printf("poll %d revents%s%s%s%s\n", r, p.revents & POLLERR ? " ERR" : "",
+           p.revents & POLLHUP ? " HUP" : "", p.revents & POLLIN ? " IN" : "",
+           p.revents & POLLOUT ? " OUT" : "");
     int rc = ioctl(k.fd, PME_IOC_SEND);
     printf("doorbell %d %s\n", rc, rc < 0 ? strerror(errno) : "");
     return 0;

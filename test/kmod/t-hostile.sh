@@ -98,7 +98,8 @@ check "1000 frames into its ring of 655 overflow it, counted ($full)" [ "$full" 
 exec {hold_in}>&-
 out=$(cat <&"$hold_out")
 wait $hold_pid
-check "poll says frames wait ($out)" grep -q "poll 1 revents IN" <<<"$out"
+check "poll says frames wait and the send ring has room ($out)" \
+    grep -q "poll 1 revents IN OUT$" <<<"$out"
 
 echo "== closed mid-transfer"
 out=$(tool ${n}a flood-close ${n}va "$mac_b" 11 2>&1) && rc=0 || rc=$?

@@ -105,7 +105,7 @@ exec {hold_in}>&-
 out=$(cat <&"$hold_out")
 wait $hold_pid
 echo "$out"
-check "poll reports ERR and HUP" grep -q "poll 1 revents ERR HUP" <<<"$out"
+check "poll reports ERR and HUP, and nothing else" grep -q "poll 1 revents ERR HUP$" <<<"$out"
 check "the doorbell fails with ENODEV" grep -q "doorbell -1 No such device" <<<"$out"
 ip netns del ${n}a
 rm -rf "$WORK"
