@@ -131,6 +131,9 @@ static int pme_ep_insert(struct pme_ep *ep, struct net_device *dev, u16 want)
 	ep->ep_id = id;
 	ep->key_dev = dev;
 	ep->dev = dev;
+	/* Down since the check in bind? Its NETDEV_DOWN has passed, or waits for us. */
+	ep->state = netif_running(dev) ? 0 : PME_KSTATE_DOWN;
+	ep->ctl->state = ep->state;
 	hash_add_rcu(pme_ep_table, &ep->hnode, pme_ep_key(dev, ep->ep_id));
 	ep->hashed = true;
 	list_add_tail(&ep->node, &pme_eps);
