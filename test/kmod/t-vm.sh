@@ -22,8 +22,10 @@ out=$("$vm" -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at test" >/dev/kmsg' 2>&1) &&
 check "a WARNING in the guest's kernel log fails the run (exit $rc)" [ "$rc" = 1 ]
 check "and is shown" grep -q "dmesg: .*WARNING: CPU: 0 PID: 1 at test" <<<"$out"
 
-out=$("$vm" --timeout 20 -- sleep 60 2>&1) && rc=0 || rc=$?
+tmp=$(mktemp -d)
+out=$(TMPDIR=$tmp "$vm" --timeout 20 -- sleep 60 2>&1) && rc=0 || rc=$?
 check "a guest that outlives --timeout is stopped (exit $rc)" [ "$rc" = 124 ]
 check "with a message naming the fix" grep -q "raise --timeout" <<<"$out"
-check "and leaves no temporary directory" [ -z "$(ls -d /tmp/pme-vm.* 2>/dev/null)" ]
+check "and leaves no temporary directory" [ -z "$(ls -A "$tmp")" ]
+rm -rf "$tmp"
 verdict
