@@ -315,10 +315,10 @@ static uint64_t loop_overruns(struct pme_dev *dev)
     return ((struct loop_dev *)dev)->overruns;
 }
 
-static int loop_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+static int loop_open(struct pme_dev **out, const struct pme_config *cfg, const struct pme_dev_who *who,
                      char *err, size_t errlen)
 {
-    (void)ep_id;
+    (void)who;
     struct pme_loop_wire *w = cfg->loop_wire;
     if (!w) {
         snprintf(err, errlen, "the loop device needs a wire (pme_loop_wire_create)");

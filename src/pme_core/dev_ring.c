@@ -206,7 +206,7 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
     return PME_OK;
 }
 
-static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, const struct pme_dev_who *who,
                          char *err, size_t errlen)
 {
     int rc;
@@ -227,7 +227,7 @@ static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
         return rc;
     }
     unsigned snaplen = PME_ETH_SNAPLEN(d->base.mtu);
-    rc = attach_filter(d, cfg, ep_id, snaplen, err, errlen);
+    rc = attach_filter(d, cfg, who->ep_id, snaplen, err, errlen);
     if (!rc)
         rc = map_ring(d, cfg, snaplen, err, errlen);
     if (rc) {

@@ -10,6 +10,7 @@
 
 #include "counters.h"
 #include "crc32c.h"
+#include "dev_eth.h"
 #include "msg.h"
 #include "progress.h"
 
@@ -110,6 +111,20 @@ static uint32_t node_from_mac(const uint8_t mac[6])
     return n == 0 || n == PME_NODE_ANY ? 1 : n;
 }
 
+/* The node id a device that stamps sources must know at open: the one given, or the
+ * hash of the interface's MAC (0 when there is no interface to ask: the loop device). */
+static uint32_t node_before_open(const struct pme_config *cfg)
+{
+    uint8_t mac[6];
+    unsigned mtu;
+    char err[8];
+    if (cfg->node_id)
+        return cfg->node_id;
+    if (!cfg->iface || pme_eth_probe(cfg->iface, mac, &mtu, err, sizeof(err)))
+        return 0;
+    return node_from_mac(mac);
+}
+
 /* Who we are on the wire, once the device told us our MAC and MTU. */
 static int set_identity(struct pme_ep *ep, char *err, size_t errlen)
 {
@@ -206,7 +221,9 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
         snprintf(err, errlen, "%s", ep->err);
         goto fail;
     }
-    rc = ops->open(&ep->dev, &ep->cfg, ep->self.ep, err, errlen);
+    struct pme_dev_who who = {ep->self.ep, node_before_open(&ep->cfg), ep->keys.job_id,
+                              ep->self.incarnation};
+    rc = ops->open(&ep->dev, &ep->cfg, &who, err, errlen);
     if (rc)
         goto fail;
     rc = set_identity(ep, err, errlen);
