@@ -9,6 +9,7 @@
  * socket), checks the status word of the next slot in memory, and makes no system call
  * while it waits; sleeping is poll() on the socket as before. libpcap still compiles the
  * kernel-side frame filter. Sends are the same gathered sendmsg() as the pcap device's.
+ * A process without CAP_NET_RAW gets its socket from PME's broker, pme_rawsock.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -206,48 +207,24 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
     return PME_OK;
 }
 
-static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, const struct pme_dev_who *who,
+static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg,
+                         const struct pme_dev_who *who,
                          char *err, size_t errlen)
 {
-    int rc;
+    int rc, brokered;
     struct ring_dev *d = pme_eth_dev_new(sizeof(*d), &pme_dev_ring_ops, cfg->iface, &rc, err,
                                          errlen);
     if (!d)
         return rc;
-    /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
-    d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-    if (d->fd < 0) {
-        if (errno == EPERM || errno == EACCES) {
-            rc = pme_eth_perm_error(cfg->iface, err, errlen);
-        } else {
-            snprintf(err, errlen, "cannot open a packet socket: %s", strerror(errno));
-            rc = PME_ERR_DEVICE;
-        }
-        ring_dev_close(&d->base);
-        return rc;
-    }
     unsigned snaplen = PME_ETH_SNAPLEN(d->base.mtu);
-    rc = attach_filter(d, cfg, who->ep_id, snaplen, err, errlen);
+    rc = open_socket(d, cfg, who->ep_id, &brokered, err, errlen);
+    if (!rc && !brokered)
+        rc = attach_filter(d, cfg, who->ep_id, snaplen, err, errlen);
     if (!rc)
         rc = map_ring(d, cfg, snaplen, err, errlen);
+    if (!rc && !brokered)
+        rc = bind_socket(d, cfg, err, errlen);
     if (rc) {
-        ring_dev_close(&d->base);
-        return rc;
-    }
-    /* Every protocol, like libpcap's socket: only such a socket also gets the frames
-     * this host sends, which is how two endpoints on one interface reach each other. */
-    struct sockaddr_ll sll = {.sll_family = AF_PACKET,
-                              .sll_protocol = htons(ETH_P_ALL),
-                              .sll_ifindex = (int)if_nametoindex(cfg->iface)};
-    if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        int e = errno;
-        if (e == ENETDOWN) {
-            rc = pme_eth_down_error(cfg->iface, err, errlen);
-        } else {
-            snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
-                     strerror(e));
-            rc = PME_ERR_DEVICE;
-        }
         ring_dev_close(&d->base);
         return rc;
     }
