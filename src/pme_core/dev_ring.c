@@ -207,6 +207,45 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
     return PME_OK;
 }
 
+/* Our own packet socket, or, without CAP_NET_RAW, one from PME's broker: that one comes
+ * bound, with a filter as narrow as attach_filter's that nobody can change. */
+static int open_socket(struct ring_dev *d, const struct pme_config *cfg, uint16_t ep_id,
+                       int *brokered, char *err, size_t errlen)
+{
+    /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
+    d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    *brokered = 0;
+    if (d->fd >= 0)
+        return PME_OK;
+    if (errno != EPERM && errno != EACCES) {
+        snprintf(err, errlen, "cannot open a packet socket: %s", strerror(errno));
+        return PME_ERR_DEVICE;
+    }
+    char why[320];
+    d->fd = pme_eth_broker_socket(cfg->iface, cfg->ethertype, ep_id, why, sizeof(why));
+    if (d->fd < 0)
+        return pme_eth_perm_error_why(cfg->iface, why, err, errlen);
+    *brokered = 1;
+    return PME_OK;
+}
+
+/* Every protocol, like libpcap's socket: only such a socket also gets the frames this
+ * host sends, which is how two endpoints on one interface reach each other. */
+static int bind_socket(struct ring_dev *d, const struct pme_config *cfg, char *err,
+                       size_t errlen)
+{
+    struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+                              .sll_protocol = htons(ETH_P_ALL),
+                              .sll_ifindex = (int)if_nametoindex(cfg->iface)};
+    if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) == 0)
+        return PME_OK;
+    if (errno == ENETDOWN)
+        return pme_eth_down_error(cfg->iface, err, errlen);
+    snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
+             strerror(errno));
+    return PME_ERR_DEVICE;
+}
+
 static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg,
                          const struct pme_dev_who *who,
                          char *err, size_t errlen)

@@ -73,7 +73,8 @@ static int listen_frames(const char *iface, unsigned ep, unsigned want)
     CHECK(getuid() != 0, "run this as a user without CAP_NET_RAW, not as root");
     struct pme_dev *dev = NULL;
     char err[512];
-    int rc = pme_dev_ring_ops.open(&dev, &cfg, (uint16_t)ep, err, sizeof(err));
+    struct pme_dev_who who = {.ep_id = (uint16_t)ep};
+    int rc = pme_dev_ring_ops.open(&dev, &cfg, &who, err, sizeof(err));
     CHECK(rc == PME_OK, "opening the ring device: %s", err);
     check_locked(pme_dev_ring_ops.fd(dev));
     printf("ready\n");
