@@ -17,6 +17,15 @@ say() { printf '%s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 # skip REASON: exit 77 with the reason as the last line of output.
 skip() { printf 'SKIP: %s\n' "$*"; exit 77; }
+# vc_expect_exit CODE WORDS CMD...: CMD (a command or function, run in a subshell) exits
+# with CODE and says WORDS on stderr.
+vc_expect_exit() {
+    local want=$1 words=$2 rc=0 err
+    shift 2
+    err=$( ("$@") 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want ($err)"
+    [[ $err == *"$words"* ]] || fail "'$*': message '$err' does not say '$words'"
+}
 
 vc_cleanup() {
     local rc=$? p n

@@ -115,8 +115,6 @@ list=$("$VC" list)
 grep -Eq "^${P}t +damaged +torus:2x3 +6 nodes  10\.202\.0\.0/24  $VCLUSTER_RUNDIR/${P}t/cluster.json\$" <<<"$list" ||
     fail "list: $list"
 sed -i 's/^COMPLETE=1$/COMPLETE=0/' "$VCLUSTER_RUNDIR/${P}r/state"
-rc=0; err=$("$VC" describe --name "${P}r" 2>&1) || rc=$?
-if [ "$rc" != 1 ] || [[ $err != *"incomplete"* ]]; then fail "describe of an incomplete cluster: exit $rc, '$err'"; fi
-rc=0; "$VC" describe --name "${P}x" 2>/dev/null || rc=$?
-[ "$rc" = 4 ] || fail "describe of a missing cluster: exit $rc, expected 4"
+vc_expect_exit 1 "is incomplete" "$VC" describe --name "${P}r"
+vc_expect_exit 4 "no cluster named '${P}x'" "$VC" describe --name "${P}x"
 say "ok: list names every cluster (damaged: no namespaces here); describe refuses an incomplete one (1) and a missing one (4)"

@@ -13,14 +13,6 @@
 # shellcheck source=maint/lib/vcluster/links.sh
 . "$VC_SRCDIR/maint/lib/vcluster/links.sh"
 
-# rejects FUNCTION VALUE WORDS: FUNCTION VALUE exits 2 with a message containing WORDS.
-rejects() {
-    local rc=0 err
-    err=$( ("$1" "$2") 2>&1) || rc=$?
-    [ "$rc" = 2 ] || fail "$1 '$2': exit $rc, expected 2"
-    [[ $err == *"$3"* ]] || fail "$1 '$2': message '$err' does not say '$3'"
-}
-
 while read -r rate bps; do
     parse_rate "$rate"
     [ "$RATE_BPS" = "$bps" ] || fail "--rate $rate: $RATE_BPS bit/s, expected $bps"
@@ -33,9 +25,9 @@ done <<'EOF'
 1kbps 8000
 2tbit 2000000000000
 EOF
-rejects parse_rate fast "expected a number and a tc unit"
-rejects parse_rate 10 "expected a number and a tc unit"
-rejects parse_rate 7kbit "too low"
+vc_expect_exit 2 "expected a number and a tc unit" parse_rate fast
+vc_expect_exit 2 "expected a number and a tc unit" parse_rate 10
+vc_expect_exit 2 "too low" parse_rate 7kbit
 say "ok: --rate in tc units (bit, kbit .. tbit; bps .. tbps = bytes) to bits per second"
 
 while read -r rate mtu burst; do
@@ -65,11 +57,11 @@ done <<'EOF'
 100 100 100000
 100.000 100 100000
 EOF
-rejects parse_loss 101 "at most 100"
-rejects parse_loss 100.001 "at most 100"
-rejects parse_loss 0.0001 "resolution is 0.001%"
-rejects parse_loss abc "expected a percentage"
-rejects parse_loss -1 "expected a percentage"
+vc_expect_exit 2 "at most 100" parse_loss 101
+vc_expect_exit 2 "at most 100" parse_loss 100.001
+vc_expect_exit 2 "resolution is 0.001%" parse_loss 0.0001
+vc_expect_exit 2 "expected a percentage" parse_loss abc
+vc_expect_exit 2 "expected a percentage" parse_loss -1
 say "ok: --loss to a threshold in 100000 (0.1 -> 100, 1.50 -> 1.5% = 1500)"
 
 NAME=lk

@@ -23,14 +23,6 @@ shape() {
     compute_ifaces
 }
 
-# rejects SPEC [NODES] WORDS: parsing SPEC exits 2 with a message containing WORDS.
-rejects() {
-    local rc=0 err
-    err=$( (shape "$1" "$2") 2>&1) || rc=$?
-    [ "$rc" = 2 ] || fail "topology '$1' (nodes '$2'): exit $rc, expected 2"
-    [[ $err == *"$3"* ]] || fail "topology '$1': message '$err' does not say '$3'"
-}
-
 # --- what a spec means
 shape torus:02x3
 [ "$TOPO $SPEC $NODES ${DIMS[*]}" = "torus torus:2x3 6 2 3" ] || fail "torus:02x3 gave $TOPO $SPEC $NODES ${DIMS[*]}"
@@ -42,15 +34,15 @@ shape torus:2x3x4 24
 [ "$SPEC $NODES ${#DIMS[@]}" = "torus:2x3x4 24 3" ] || fail "torus:2x3x4 gave $SPEC $NODES"
 shape switch 4
 [ "$TOPO $SPEC $NODES ${#DIMS[@]}" = "switch switch 4 0" ] || fail "switch gave $TOPO $SPEC $NODES"
-rejects torus:3x0 '' "at least 2 nodes"
-rejects torus:2x2x2x2 '' "2 or 3 dimensions"
-rejects torus:4 '' "2 or 3 dimensions"
-rejects torus:AxB '' "'A' is not a dimension size"
-rejects mesh '' "expected switch, ring"
-rejects torus:16x16 '' "256 nodes; at most 250"
-rejects ring '' "needs --nodes"
-rejects switch '' "needs --nodes"
-rejects torus:2x2 5 "does not match"
+vc_expect_exit 2 "at least 2 nodes" shape torus:3x0 ''
+vc_expect_exit 2 "2 or 3 dimensions" shape torus:2x2x2x2 ''
+vc_expect_exit 2 "2 or 3 dimensions" shape torus:4 ''
+vc_expect_exit 2 "'A' is not a dimension size" shape torus:AxB ''
+vc_expect_exit 2 "expected switch, ring" shape mesh ''
+vc_expect_exit 2 "256 nodes; at most 250" shape torus:16x16 ''
+vc_expect_exit 2 "needs --nodes" shape ring ''
+vc_expect_exit 2 "needs --nodes" shape switch ''
+vc_expect_exit 2 "does not match" shape torus:2x2 5
 say "ok: specs normalised (torus:02x3 = torus:2x3, ring + --nodes = ring:N), bad ones exit 2 and say why"
 
 # --- interface names
