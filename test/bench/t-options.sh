@@ -92,11 +92,16 @@ grep -q '^  --report-only DIR make summary.csv' <<<"$help" || fail "--help does 
     fail "--help ends with: $(tail -n 1 <<<"$help")"
 ! grep -q 'set -euo\|^#!' <<<"$help" || fail "--help prints code"
 
-# bad CODE WORDS ARGS...: maint/bench ARGS exits CODE, saying WORDS.
+# bad CODE WORDS ARGS...: maint/bench ARGS exits CODE, saying WORDS. Should a check
+# let bad usage through, the measurement must not start (it needs root and makes
+# clusters): an `id` that answers "not root" stops it first, with exit 3.
+mkdir "$tmp/bin"
+printf '#!/bin/sh\necho 1000\n' >"$tmp/bin/id"
+chmod 755 "$tmp/bin/id"
 bad() {
     local want=$1 words=$2 rc=0 err
     shift 2
-    err=$("$top/maint/bench" "$@" 2>&1 >/dev/null) || rc=$?
+    err=$(PATH=$tmp/bin:$PATH "$top/maint/bench" "$@" 2>&1 >/dev/null) || rc=$?
     [ "$rc" = "$want" ] || fail "maint/bench $*: exit $rc, expected $want ($err)"
     [[ $err == *"$words"* ]] || fail "maint/bench $*: '$err' does not say '$words'"
 }
