@@ -5,12 +5,8 @@
 # one run per kind of benchmark), and through maint/bench itself: --help prints the
 # manual at the top of the script, bad usage exits 2 with the reason, a --report-only
 # directory without measurements exits 1.
-set -euo pipefail
-top=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
-say() { printf '%s\n' "$*"; }
-tmp=$(mktemp -d /tmp/bench-test.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=test/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # plan ARGS...: the settings and the scenario table maint/bench makes of ARGS, as
 # "name=value" lines (a fresh shell each time: the parts keep their state in globals).

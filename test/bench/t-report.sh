@@ -9,12 +9,8 @@
 # Every expected number below is worked out by hand from the canned files.
 # (The expected lines are in single quotes, backquotes and all:)
 # shellcheck disable=SC2016
-set -euo pipefail
-top=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
-say() { printf '%s\n' "$*"; }
-tmp=$(mktemp -d /tmp/bench-test.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=test/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # report DIR: copy the canned measurements to DIR (EDIT, a sed script, changes them),
 # make the report; REPLY = the exit status.
@@ -25,20 +21,15 @@ report() {
     REPLY=0
     "$top/maint/bench" --report-only "$tmp/$1" --no-plots >"$tmp/$1.out" 2>"$tmp/$1.err" || REPLY=$?
 }
-# has DIR LINE...: DIR's report.md has each LINE, whole.
-has() {
-    local d=$1 l
-    shift
+# has DIR LINE...: DIR's report.md has each LINE, whole; mentions DIR TEXT...: each
+# TEXT in some line.
+has() { in_report -x "$@"; }
+mentions() { in_report '' "$@"; }
+in_report() {
+    local whole=$1 d=$2 l
+    shift 2
     for l in "$@"; do
-        grep -qxF -- "$l" "$tmp/$d/report.md" || fail "$d: report.md lacks the line: $l"
-    done
-}
-# mentions DIR TEXT...: DIR's report.md has each TEXT in some line.
-mentions() {
-    local d=$1 t
-    shift
-    for t in "$@"; do
-        grep -qF -- "$t" "$tmp/$d/report.md" || fail "$d: report.md does not say: $t"
+        grep -q ${whole:+"$whole"} -F -- "$l" "$tmp/$d/report.md" || fail "$d: report.md lacks${whole:+ the line}: $l"
     done
 }
 

@@ -225,6 +225,21 @@ vc_topology_test() {
     vc_check_down "$NAME"
 }
 
+# vc_parts_init: for a test of vcluster's parts without root: TMPD (removed at exit), a
+# state directory and hosts file of the test's own (VCLUSTER_RUNDIR, VCLUSTER_HOSTS_FILE),
+# and the parts that write a cluster's files (base topology state links launcher
+# describe) sourced.
+vc_parts_init() {
+    local part
+    TMPD=$(mktemp -d /tmp/vcluster-test.XXXXXX)
+    trap 'rm -rf "$TMPD"' EXIT
+    export VCLUSTER_RUNDIR=$TMPD/run VCLUSTER_HOSTS_FILE=$TMPD/hosts
+    for part in base topology state links launcher describe; do
+        # shellcheck source=/dev/null
+        . "$VC_SRCDIR/maint/lib/vcluster/$part.sh"
+    done
+}
+
 # vc_fake_cluster NAME NET SPEC [SETTING=VALUE...]: the state directory of a cluster as
 # `up` leaves it (state, cluster.json, cluster.tsv, hostfile, launcher, env), written by
 # vcluster's parts without making the cluster: for tests of those files that need no

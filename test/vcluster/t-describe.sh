@@ -12,13 +12,7 @@
 # shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 vc_pkgs jq:jq
-TMPD=$(mktemp -d /tmp/vcluster-test.XXXXXX)
-trap 'rm -rf "$TMPD"' EXIT
-export VCLUSTER_RUNDIR=$TMPD/run VCLUSTER_HOSTS_FILE=$TMPD/hosts
-for part in base topology state links launcher describe; do
-    # shellcheck source=/dev/null
-    . "$VC_SRCDIR/maint/lib/vcluster/$part.sh"
-done
+vc_parts_init
 P=vd$(($$ % 100000))
 
 # jcheck NAME FILTER WHAT: the jq FILTER is true of cluster NAME's cluster.json.

@@ -9,13 +9,7 @@
 # hydra's.
 # shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
-TMPD=$(mktemp -d /tmp/vcluster-test.XXXXXX)
-trap 'rm -rf "$TMPD"' EXIT
-export VCLUSTER_RUNDIR=$TMPD/run VCLUSTER_HOSTS_FILE=$TMPD/hosts
-for part in base topology state links launcher describe; do
-    # shellcheck source=/dev/null
-    . "$VC_SRCDIR/maint/lib/vcluster/$part.sh"
-done
+vc_parts_init
 n=vl$(($$ % 100000))
 vc_fake_cluster "$n" 204 switch NODES=4
 dir=$VCLUSTER_RUNDIR/$n
