@@ -100,8 +100,15 @@ n=${P}s
     got="$NAME $TOPO $SPEC ${#DIMS[@]} $NODES $NICS $MTU $RATE $RATE_BPS $BURST $LOSS $LOSS_THR $DATA_IP $NET $COMPLETE ${IFN[*]}"
     [ "$got" = "$n switch switch 0 3 2 9000 10gbit 10000000000 6250000 0.5 500 1 201 1 eth0 eth1" ] || fail "state read back: $got"
     [ "$DIR" = "$VCLUSTER_RUNDIR/$n" ] || fail "state dir: $DIR"
+    # a setting that a part adds to `up` (STATE_EXTRA) is recorded and read back too
+    # shellcheck disable=SC2034 # read by write_state
+    STATE_EXTRA=(FEATURE_X) FEATURE_X="seed=7 rule='drop \$5%' \"x\""
+    write_state 1
+    FEATURE_X=''
+    load_state "$n"
+    [ "$FEATURE_X" = "seed=7 rule='drop \$5%' \"x\"" ] || fail "an added setting read back as: $FEATURE_X"
 ) || exit 1
-say "ok: the state file reads back into the same settings"
+say "ok: the state file reads back into the same settings, added ones too"
 
 # --- list, and an incomplete cluster
 list=$("$VC" list)

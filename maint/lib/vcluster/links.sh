@@ -11,7 +11,8 @@
 #
 # Another treatment of the links (fault injection, say) is one more file like this one:
 # a make_* that walks data_link_ends (or IFN on the nodes), called from cluster_up
-# (lifecycle.sh) beside make_shaping and make_loss, and its option checked by the CLI.
+# (lifecycle.sh) beside make_shaping and make_loss; its settings named in STATE_EXTRA
+# (state.sh) and added to the CLI's CONFIG, its option checked by the CLI.
 
 # parse_rate R: RATE_BPS = R in bits per second, for tc syntax "1gbit", "100mbit", "10gbps"...
 parse_rate() {

@@ -7,14 +7,17 @@
 # Owns: VC_RUN, the state file's format, DIR (the cluster's state directory), and the
 # cluster's settings as globals: NAME TOPO SPEC DIMS NODES NICS MTU RATE RATE_BPS BURST
 # LOSS LOSS_THR DATA_IP NET CONFIG COMPLETE (`up` sets them from its options,
-# load_state from the file); cluster_dir, take_lock, write_state, load_state, healthy,
-# host_links, check_free_names, pick_net.
+# load_state from the file), and STATE_EXTRA: the names of more settings, which a part
+# that adds a feature to `up` appends at source time to have them recorded and read
+# back; cluster_dir, take_lock, write_state, load_state, healthy, host_links,
+# check_free_names, pick_net.
 # Expects: base.sh, topology.sh (compute_ifaces, node_ns).
 
 # "test && test || die" is the idiom of the checks here:
 # shellcheck disable=SC2015
 
 VC_RUN=${VCLUSTER_RUNDIR:-/run/vcluster}
+STATE_EXTRA=()
 
 cluster_dir() { printf '%s/%s' "$VC_RUN" "$1"; }
 
@@ -50,6 +53,8 @@ NET=$NET
 CONFIG="$CONFIG"
 COMPLETE=$1
 EOF
+    local v
+    for v in "${STATE_EXTRA[@]}"; do printf '%s=%q\n' "$v" "${!v}"; done >>"$f.tmp"
     mv "$f.tmp" "$f"
 }
 
