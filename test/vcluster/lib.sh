@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - helpers shared by the vcluster tests (sourced by test/vcluster/t-*.sh).
 #
 # A test calls vc_init PREFIX first: it skips unless root and able to make namespaces,
@@ -16,6 +17,15 @@ say() { printf '%s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 # skip REASON: exit 77 with the reason as the last line of output.
 skip() { printf 'SKIP: %s\n' "$*"; exit 77; }
+# vc_expect_exit CODE WORDS CMD...: CMD (a command or function, run in a subshell) exits
+# with CODE and says WORDS on stderr.
+vc_expect_exit() {
+    local want=$1 words=$2 rc=0 err
+    shift 2
+    err=$( ("$@") 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want ($err)"
+    [[ $err == *"$words"* ]] || fail "'$*': message '$err' does not say '$words'"
+}
 
 vc_cleanup() {
     local rc=$? p n
@@ -213,4 +223,47 @@ vc_topology_test() {
     vc_check_frames "$NAME"
     "$VC" status --name "$NAME" >"$TMPD/status" || fail "status failed"
     vc_check_down "$NAME"
+}
+
+# vc_parts_init: for a test of vcluster's parts without root: TMPD (removed at exit), a
+# state directory and hosts file of the test's own (VCLUSTER_RUNDIR, VCLUSTER_HOSTS_FILE),
+# and the parts that write a cluster's files (base topology state links launcher
+# describe) sourced.
+vc_parts_init() {
+    local part
+    TMPD=$(mktemp -d /tmp/vcluster-test.XXXXXX)
+    trap 'rm -rf "$TMPD"' EXIT
+    export VCLUSTER_RUNDIR=$TMPD/run VCLUSTER_HOSTS_FILE=$TMPD/hosts
+    for part in base topology state links launcher describe; do
+        # shellcheck source=/dev/null
+        . "$VC_SRCDIR/maint/lib/vcluster/$part.sh"
+    done
+}
+
+# vc_fake_cluster NAME NET SPEC [SETTING=VALUE...]: the state directory of a cluster as
+# `up` leaves it (state, cluster.json, cluster.tsv, hostfile, launcher, env), written by
+# vcluster's parts without making the cluster: for tests of those files that need no
+# root. The caller sources base, topology, state, links, launcher and describe from
+# maint/lib/vcluster, with VCLUSTER_RUNDIR (and VCLUSTER_HOSTS_FILE) of its own.
+# SETTINGs are those of `up`, by their names in the state file: NODES, NICS, MTU, RATE,
+# LOSS, DATA_IP.
+# shellcheck disable=SC2034 # the settings are read by the parts
+vc_fake_cluster() {
+    NAME=$1 NET=$2 NODES='' NICS=1 MTU=1500 RATE='' RATE_BPS='' BURST='' LOSS=0 DATA_IP=0
+    local spec=$3 a
+    shift 3
+    for a in "$@"; do declare -g "$a"; done
+    parse_topology "$spec"
+    [ "$TOPO" = switch ] || NICS=$((2 * ${#DIMS[@]}))
+    if [ -n "$RATE" ]; then parse_rate "$RATE"; default_burst; fi
+    parse_loss "$LOSS"
+    CONFIG="(written by a test)"
+    compute_ifaces
+    DIR=$(cluster_dir "$NAME")
+    mkdir -p "$DIR/uts"
+    write_state 1
+    write_hostfile
+    write_launcher
+    write_json
+    write_tsv
 }
