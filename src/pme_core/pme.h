@@ -128,7 +128,8 @@ struct pme_config {
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
-    unsigned spin_us;           /* AUTO: how long to poll before sleeping PME_SPIN_US */
+    unsigned spin_us;           /* AUTO, own core: poll this long before sleeping PME_SPIN_US */
+    unsigned yield_us;          /* AUTO, core shared: yield this long first PME_YIELD_US */
     unsigned sleep_slack_us;    /* how late a sleeper may wake for timers PME_SLEEP_SLACK_US */
     unsigned local_procs;       /* processes of the job on this node (0: unknown) */
     unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
@@ -235,9 +236,10 @@ uint64_t pme_ep_now_ns(pme_ep_t *ep);
 /* For a caller that polls several sources (the netmod polls PME and shared memory):
  * call right after a pme_progress that found nothing (it uses that pass's time), with
  * how long nothing has come. Returns at
- * once while polling is right (each runnable process has a core); otherwise yields the
- * core, and after spin_us of idleness sleeps on the device for at most max_sleep_us so
- * that the other sources are still polled often. */
+ * once while polling is right (each runnable process has a core and nothing has come
+ * for less than spin_us); otherwise yields the core, and once nothing has come for
+ * yield_us (spin_us with a core of its own) sleeps on the device for at most
+ * max_sleep_us so that the other sources are still polled often. */
 void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
 
 /* Counters. Every field only grows. */

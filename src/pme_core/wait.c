@@ -7,7 +7,9 @@
  * processes want to run than there are cores, where polling steals the core the peer
  * needs). Measured on these machines: polling is about 4x faster than sleeping when
  * idle and over 10x slower when oversubscribed. PME_WAIT=auto polls while the process
- * has a core to itself, for spin_us after the last frame, then sleeps.
+ * has a core to itself, for spin_us after the last frame (a second by default: only a
+ * long quiet gives the core back), then sleeps; a process that shares its core sleeps
+ * at once in pme_wait, and in pme_idle yields for yield_us before it sleeps.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -247,10 +249,12 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
 
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 {
-    if (may_spin(ep) && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
+    bool own_core = may_spin(ep);
+    if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
         return;
     int fd = ep->dev->ops->fd(ep->dev);
-    if (idle_us < ep->cfg.spin_us || fd < 0 || max_sleep_us == 0) {
+    /* Sharing the core: give it away at once, and sleep after yield_us of quiet. */
+    if ((!own_core && idle_us < ep->cfg.yield_us) || fd < 0 || max_sleep_us == 0) {
         ep->ctr->wait_spins++;
         sched_yield();
         return;
