@@ -55,7 +55,7 @@ expect_failure() {
 
 # 1. no such interface
 expect_failure "missing interface" \
-    'ch4:pme could not open a PME endpoint on interface nosuch0 (chosen by PME_IFACE)' \
+    "ch4:pme: rank 0 could not start PME on host $name-n0" \
     'interface "nosuch0" does not exist' -- \
     -n 4 -ppn 1 -genv PME_IFACE nosuch0 "$work/whoami"
 
