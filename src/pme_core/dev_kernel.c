@@ -152,6 +152,11 @@ static void kernel_close(struct pme_dev *dev)
     free(d);
 }
 
+int pme_dev_kernel_usable(void)
+{
+    return faccessat(AT_FDCWD, PME_DEV_PATH, R_OK | W_OK, AT_EACCESS) == 0;
+}
+
 static int open_error(int e, char *err, size_t errlen)
 {
     if (e == ENOENT || e == ENXIO || e == ENODEV) {

@@ -193,9 +193,9 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     if (rc)
         return rc;
     const struct pme_dev_ops *ops =
-        pme_dev_find(cfg_in->device ? cfg_in->device : PME_DEV_DEFAULT);
+        pme_dev_choose(cfg_in->device ? cfg_in->device : PME_DEV_DEFAULT);
     if (!ops) {
-        snprintf(err, errlen, "unknown PME device \"%s\" (use ring, pcap, kernel or loop)",
+        snprintf(err, errlen, "unknown PME device \"%s\" (use auto, ring, pcap, kernel or loop)",
                  cfg_in->device);
         return PME_ERR_INVAL;
     }
