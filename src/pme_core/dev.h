@@ -34,6 +34,10 @@ struct pme_dev_who {
     uint32_t node;          /* 0: not known before the device gives its MAC */
     uint32_t job_id;
     uint32_t incarnation;
+    /* How the job checks its frames (PME_AUTH_*) and its MAC key (PME_AUTH_MAC): the
+     * kernel device lets its driver answer liveness probes and say goodbye with them. */
+    int auth;
+    uint8_t mac_key[16];
 };
 
 struct pme_dev_ops {
