@@ -81,9 +81,11 @@ static int pme_bind_check(const struct pme_kbind *b)
 {
 	size_t i;
 
-	if (b->abi_version != PME_ABI_VERSION)
+	if (b->abi_version < PME_ABI_VERSION_OLDEST || b->abi_version > PME_ABI_VERSION)
 		return -EPROTO;
 	if ((b->flags & ~PME_KBIND_FLAGS) || b->pad)
+		return -EINVAL;
+	if (b->abi_version == 1 && b->flags)
 		return -EINVAL;
 	if ((b->flags & PME_KBIND_CHECK_CRC) && (b->flags & PME_KBIND_CHECK_MAC))
 		return -EINVAL;

@@ -197,7 +197,9 @@ static bool pme_live_pong_allowed(struct pme_ep *ep)
  * @ep: the endpoint it is addressed to (job and node already matched)
  * @dev: the interface it came on
  * @eth: its Ethernet header
- * @skb: the frame; its PME header starts at @off, @plen bytes from there
+ * @skb: the frame
+ * @off: where its PME header starts in @skb
+ * @plen: bytes of @skb from there on
  *
  * Returns false when the endpoint does not let the driver answer for it (the frame
  * goes to its ring as any other), true when the driver took the frame: answered, or

@@ -41,6 +41,12 @@
  * speaks, so the error can name both.
  */
 #define PME_ABI_VERSION 2
+/*
+ * The oldest version the module still binds: version 1 has the same layout, with flags
+ * and liveness_key 0 (the driver then answers nothing for the endpoint), so processes
+ * linked with an older PME keep working with a newer module.
+ */
+#define PME_ABI_VERSION_OLDEST 1
 
 /* ---- the wire, as far as the driver reads and writes it ---- */
 
