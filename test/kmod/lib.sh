@@ -45,10 +45,15 @@ kmod_need_tools() {
 }
 
 # In the guest: load the module just built, with the given parameters.
-kmod_load() {
-    # insmod does not load what the module needs (modprobe would, once installed).
+# In the guest: what pme.ko needs (gf128mul), which insmod does not load (modprobe of
+# an installed module would).
+kmod_deps() {
     modprobe -a $(modinfo -F depends "$srcdir/kmod/pme.ko" | tr , ' ') ||
         { echo "FAIL: modprobe of pme.ko's dependencies"; exit 1; }
+}
+
+kmod_load() {
+    kmod_deps
     insmod "$srcdir/kmod/pme.ko" "$@" || { echo "FAIL: insmod pme.ko"; exit 1; }
     udevadm_settle_dev
 }

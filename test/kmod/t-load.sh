@@ -28,6 +28,7 @@ check "without the module, the default device is the ring ($line)" grep -q "devi
 check "and pme_info says the module is not loaded" \
     grep -q "pme.ko not loaded" <("$builddir/src/tools/pme_info")
 
+kmod_deps
 out=$(insmod "$srcdir/kmod/pme.ko" ethertype=0x0500 2>&1) && rc=0 || rc=$?
 check "ethertype=0x0500 (a length) is refused (exit $rc)" [ "$rc" != 0 ]
 check "and the kernel log says why" grep -q "ethertype 0x0500 is a length" <(dmesg)
