@@ -9,7 +9,10 @@
  *      sender below its first unacknowledged frame: the next message goes out with the
  *      next sequence number at once, not after a retransmission timeout;
  *   4. closing an endpoint with an accepted rendezvous still in flight frees everything
- *      (the leak shows under the sanitizer and valgrind stages).
+ *      (the leak shows under the sanitizer and valgrind stages);
+ *   5. frames a peer's kernel made (PME_F_KERNEL, nonces from 2^63 on) are heard only
+ *      as PONG or BYE, and their nonces do not push the process's out of its replay
+ *      window: the peer's next ordinary PING is still answered.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -185,6 +188,36 @@ static void test_close_mid_rendezvous(void)
     printf("closing mid-rendezvous frees its state\n");
 }
 
+static void test_kernel_frames(void)
+{
+    struct lp_pair lp;
+    struct fakepeer fp;
+    pme_peer_t peer;
+    open_with_fake(&lp, &fp, &peer);
+    CHECK(pme_send(lp.a, peer, "k", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
+    fp_handshake(&fp, lp.a, 9000, 1 << 20);
+    struct pme_counters c0, c;
+    pme_ep_counters(lp.a, &c0);
+    uint64_t own = fp.nonce;
+    fp.nonce = 1ull << 63; /* the kernel's nonce space */
+    struct pme_wire_ping pong = {htobe64(12345), 0, 0};
+    fp_send(&fp, PME_T_PONG, 0, 0, 0, 0, PME_F_KERNEL, 0, &pong, sizeof(pong));
+    fp_send(&fp, PME_T_CREDIT_REQ, 0, 0, 0, 0, PME_F_KERNEL, 0, NULL, 0);
+    fp.nonce = own;
+    struct pme_wire_ping ping = {htobe64(777), 0, 0};
+    fp_send(&fp, PME_T_PING, 0, 0, 0, 0, 0, 0, &ping, sizeof(ping));
+    CHECK(fp_expect(&fp, lp.a, PME_T_PONG, &fr, 1000),
+          "no PONG to an ordinary PING after the kernel's frames (taken for a replay?)");
+    pme_ep_counters(lp.a, &c);
+    CHECK(c.drop_replay == c0.drop_replay, "%llu frames taken for replays",
+          (unsigned long long)(c.drop_replay - c0.drop_replay));
+    CHECK(c.drop_bad_header == c0.drop_bad_header + 1,
+          "a kernel frame other than PONG or BYE not refused (%llu refused)",
+          (unsigned long long)(c.drop_bad_header - c0.drop_bad_header));
+    lp_close(&lp);
+    printf("a peer's kernel frames: only PONG and BYE, in a replay window of their own\n");
+}
+
 int main(int argc, char **argv)
 {
     static const struct scenario all[] = {
@@ -192,6 +225,7 @@ int main(int argc, char **argv)
         {"tiny_max_frame", test_tiny_max_frame},
         {"stale_rewinds", test_stale_rewinds},
         {"close_mid_rendezvous", test_close_mid_rendezvous},
+        {"kernel_frames", test_kernel_frames},
     };
     return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }
