@@ -24,7 +24,7 @@
 
 /* At most this many PONGs per endpoint and period: a flood of PINGs (or of forged
  * ones under PME_AUTH=crc) cannot make the driver a traffic amplifier. */
-#define PME_PONG_BURST 64
+#define PME_PONG_BURST 256
 #define PME_PONG_PERIOD (HZ / 10)
 
 #define PME_HDR_LEN ((unsigned int)sizeof(struct pme_wire_hdr))
