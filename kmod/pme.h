@@ -14,8 +14,21 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <crypto/aes.h>
+#include <crypto/b128ops.h>
 
 #include "pme_ioctl.h"
+
+/* Peers an endpoint remembers having sent to, for the BYEs when its file closes. */
+#define PME_KPEERS_MAX 64
+
+struct pme_kpeer {
+	u8 mac[ETH_ALEN];
+	__be16 dst_ep;
+	__be32 dst_node;
+	__be32 src_node;                /* the node it knows us by (as stamped) */
+	u8 rail;
+};
 
 /*
  * One endpoint: one open file of /dev/pme.
@@ -74,6 +87,19 @@ struct pme_ep {
 
 	/* Receive counters change under rx_lock, send counters under tx_lock. */
 	u64 cnt[PME_KCNT_NR];
+
+	/* Liveness (pme_live.c): set at bind before the endpoint is reachable. */
+	u32 live_flags;                 /* PME_KBIND_* */
+	struct crypto_aes_ctx aes;      /* the job key's schedule (PME_KBIND_CHECK_MAC) */
+	be128 ghash_key;                /* E_K(0^128), GHASH's key */
+	atomic64_t knonce;              /* kernel frames sent so far */
+	unsigned long pong_period;      /* start of the PONG rate period; under rx_lock */
+	u32 pong_count;                 /* PONGs sent in it; under rx_lock */
+	/* Destinations of the endpoint's frames; under tx_lock (read once unreachable). */
+	struct pme_kpeer kpeers[PME_KPEERS_MAX];
+	u32 nkpeers;
+	u32 kpeer_last;
+	bool kpeers_overflow;
 };
 
 /* pme_main.c */
@@ -133,6 +159,16 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb,
 
 /* pme_tx.c: the doorbell */
 int pme_tx_kick(struct pme_ep *ep);
+void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb);
+
+/* pme_live.c: PONG and BYE on the endpoint's behalf */
+struct pme_kbind;
+void pme_live_setup(struct pme_ep *ep, struct pme_kbind *b);
+void pme_live_wipe(struct pme_ep *ep);
+bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
+		   const struct sk_buff *skb, int off, unsigned int plen);
+void pme_live_note(struct pme_ep *ep, const u8 *f);
+void pme_live_bye_all(struct pme_ep *ep, struct net_device *dev);
 
 /* pme_stats.c: counters, sysfs and /proc */
 int pme_stats_init(void);

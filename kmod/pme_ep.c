@@ -81,9 +81,16 @@ static int pme_bind_check(const struct pme_kbind *b)
 {
 	size_t i;
 
-	if (b->abi_version != PME_ABI_VERSION)
+	if (b->abi_version < PME_ABI_VERSION_OLDEST || b->abi_version > PME_ABI_VERSION)
 		return -EPROTO;
-	if (b->flags || b->pad || b->liveness_key[0] || b->liveness_key[1])
+	if ((b->flags & ~PME_KBIND_FLAGS) || b->pad)
+		return -EINVAL;
+	if (b->abi_version == 1 && b->flags)
+		return -EINVAL;
+	if ((b->flags & PME_KBIND_CHECK_CRC) && (b->flags & PME_KBIND_CHECK_MAC))
+		return -EINVAL;
+	/* A key without MAC checks would be one the caller thinks in use. */
+	if (!(b->flags & PME_KBIND_CHECK_MAC) && (b->liveness_key[0] || b->liveness_key[1]))
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(b->reserved); i++)
 		if (b->reserved[i])
@@ -186,6 +193,7 @@ int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b)
 	strscpy(ep->ifname, b->ifname, sizeof(ep->ifname));
 	ep->pid = task_tgid_nr(current);
 	ep->uid = current_uid();
+	pme_live_setup(ep, b);
 	rc = pme_ep_insert(ep, dev, b->ep_id);
 	if (rc) {
 		pme_ring_free(ep);
@@ -209,6 +217,7 @@ static void pme_ep_free_rcu(struct rcu_head *head)
 	struct pme_ep *ep = container_of(head, struct pme_ep, rcu);
 
 	pme_ring_free(ep);	/* vfree defers itself when called here, in softirq */
+	pme_live_wipe(ep);
 	kfree(ep);
 }
 
@@ -228,8 +237,11 @@ void pme_ep_release(struct pme_ep *ep)
 	dev = ep->dev;
 	ep->dev = NULL;
 	mutex_unlock(&pme_lock);
-	if (dev)
+	if (dev) {
+		/* The process is gone, or closed the file: its peers need not wait. */
+		pme_live_bye_all(ep, dev);
 		dev_put(dev);
+	}
 	call_rcu(&ep->rcu, pme_ep_free_rcu);
 }
 

@@ -73,7 +73,8 @@ static bool pme_rx_place(struct pme_ep *ep, const u8 *eth, const struct sk_buff 
  * @off: offset of the PME header in @skb
  *
  * Callable from softirq and from process context. Returns 0 when the frame was
- * delivered, -ENOENT when it was counted and dropped.
+ * delivered (or a PING answered by the driver), -ENOENT when it was counted and
+ * dropped.
  */
 int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, int off)
 {
@@ -81,7 +82,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	unsigned int plen = skb->len - off, need;
 	enum pme_kcounter why;
 	struct pme_ep *ep;
-	bool placed = false;
+	bool placed = false, answered = false;
 	const u8 *h;
 	u8 version, type;
 
@@ -103,6 +104,11 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	ep = pme_ep_lookup(dev, get_unaligned_be16(h));
 	if (!ep) {
 		pme_count(NULL, PME_KCNT_RX_NO_ENDPOINT, 1);
+	} else if (type == PME_T_PING && version == PME_KWIRE_V2 &&
+		   pme_rx_match(ep, h, version, type) == PME_KCNT_RX_FRAMES &&
+		   pme_live_ping(ep, dev, eth, skb, off, plen)) {
+		/* The driver answered for the endpoint (or refused a bad PING). */
+		answered = true;
 	} else {
 		/* Softirq here, process context for local delivery: _bh serves both. */
 		spin_lock_bh(&ep->rx_lock);
@@ -116,7 +122,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 			pme_ep_wake(ep);
 	}
 	rcu_read_unlock();
-	return placed ? 0 : -ENOENT;
+	return placed || answered ? 0 : -ENOENT;
 }
 
 static int pme_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,

@@ -67,9 +67,10 @@ static enum pme_kcounter pme_tx_check(const u8 *f, unsigned int len)
 
 /*
  * Hand the frame to the interface, or to an endpoint of this host when it is the
- * destination (the wire would never bring it back). Consumes skb.
+ * destination (the wire would never bring it back). Consumes skb. Counted on ep (under
+ * its tx_lock) or, for the driver's own frames (ep NULL), globally only.
  */
-static void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb)
+void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
 	const u8 *f = skb->data;
@@ -125,6 +126,8 @@ static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
 	}
 	if (pme_tx_stamp(ep, dev, f, f[PME_WIRE_OFF_VERSION], f[PME_WIRE_OFF_TYPE]))
 		pme_count(ep, PME_KCNT_TX_SRC_REWRITTEN, 1);
+	if (f[PME_WIRE_OFF_VERSION] == PME_KWIRE_V2 && f[PME_WIRE_OFF_TYPE] != PME_T_VERSION_NAK)
+		pme_live_note(ep, f);
 	skb->dev = dev;
 	skb->protocol = htons(pme_ethertype);
 	skb_reset_mac_header(skb);

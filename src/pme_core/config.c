@@ -175,8 +175,8 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     int b;
 
     if ((v = getenv("PME_DEVICE")) && *v) {
-        if (!pme_dev_find(v))
-            return bad(err, errlen, "PME_DEVICE", v, "ring, pcap, kernel or loop");
+        if (!pme_dev_known(v))
+            return bad(err, errlen, "PME_DEVICE", v, "auto, ring, pcap, kernel or loop");
         cfg->device = v;
     }
     if ((v = getenv("PME_IFACE")) && *v)

@@ -34,6 +34,10 @@ struct pme_dev_who {
     uint32_t node;          /* 0: not known before the device gives its MAC */
     uint32_t job_id;
     uint32_t incarnation;
+    /* How the job checks its frames (PME_AUTH_*) and its MAC key (PME_AUTH_MAC): the
+     * kernel device lets its driver answer liveness probes and say goodbye with them. */
+    int auth;
+    uint8_t mac_key[16];
 };
 
 struct pme_dev_ops {
@@ -68,10 +72,18 @@ extern const struct pme_dev_ops pme_dev_pcap_ops;
 extern const struct pme_dev_ops pme_dev_loop_ops;
 extern const struct pme_dev_ops pme_dev_kernel_ops;
 
-/* The device an endpoint opens when the configuration names none. */
-#define PME_DEV_DEFAULT "ring"
+/* The device an endpoint opens when the configuration names none: "auto" chooses. */
+#define PME_DEV_AUTO "auto"
+#define PME_DEV_DEFAULT PME_DEV_AUTO
 
-/* The device of that name, or NULL. */
+/* The device of that name, or NULL ("auto" is not a device: see pme_dev_choose). */
 const struct pme_dev_ops *pme_dev_find(const char *name);
+/* Whether name is a device or "auto". */
+int pme_dev_known(const char *name);
+/* The device to open for name: itself, or for "auto" the kernel device when
+ * pme_dev_kernel_usable(), else the ring. NULL for an unknown name. */
+const struct pme_dev_ops *pme_dev_choose(const char *name);
+/* /dev/pme exists and this process may open it for reading and writing. */
+int pme_dev_kernel_usable(void);
 
 #endif

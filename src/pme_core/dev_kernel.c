@@ -7,6 +7,10 @@
  * ring device does; sleeping is poll() on the file. Sending copies each frame into a
  * send slot and rings the doorbell (one ioctl) once per batch; the driver checks every
  * frame and writes its source fields itself. The layout is src/pme_core/pme_ioctl.h.
+ *
+ * The driver also answers for the endpoint: it replies to PINGs while the file is open
+ * (so a process that computes for long is not taken for dead) and sends BYE to the
+ * endpoint's peers when the file is closed, even by a killed process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,6 +156,11 @@ static void kernel_close(struct pme_dev *dev)
     free(d);
 }
 
+int pme_dev_kernel_usable(void)
+{
+    return faccessat(AT_FDCWD, PME_DEV_PATH, R_OK | W_OK, AT_EACCESS) == 0;
+}
+
 static int open_error(int e, char *err, size_t errlen)
 {
     if (e == ENOENT || e == ENXIO || e == ENODEV) {
@@ -239,8 +248,18 @@ static int bind_and_map(struct kernel_dev *d, const struct pme_config *cfg,
     b.node_id = who->node ? who->node : PME_NODE_ANY;
     b.incarnation = who->incarnation;
     b.rx_bytes = cfg->ring_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)cfg->ring_bytes;
-    if (ioctl(d->fd, PME_IOC_BIND, &b) < 0)
-        return bind_error(d, errno, cfg, who->ep_id, err, errlen);
+    /* The driver answers PINGs and says BYE for us, with the job's own check. */
+    b.flags = PME_KBIND_LIVENESS;
+    if (who->auth == PME_AUTH_MAC) {
+        b.flags |= PME_KBIND_CHECK_MAC;
+        memcpy(b.liveness_key, who->mac_key, sizeof(b.liveness_key));
+    } else if (who->auth == PME_AUTH_CRC) {
+        b.flags |= PME_KBIND_CHECK_CRC;
+    }
+    int rc = ioctl(d->fd, PME_IOC_BIND, &b) < 0 ? errno : 0;
+    explicit_bzero(b.liveness_key, sizeof(b.liveness_key));
+    if (rc)
+        return bind_error(d, rc, cfg, who->ep_id, err, errlen);
     void *m = mmap(NULL, (size_t)b.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
     if (m == MAP_FAILED) {
         snprintf(err, errlen, "cannot map the rings of " PME_DEV_PATH ": %s", strerror(errno));

@@ -164,8 +164,6 @@ static int set_keys(struct pme_ep *ep, char *err, size_t errlen)
     if (pme_wire_keys_init(&ep->keys, auth, ep->cfg.secret, ep->cfg.secret_len,
                            ep->cfg.job_key, err, errlen))
         return PME_ERR_AUTH;
-    /* The secret now lives in the key schedule only. */
-    memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
     return PME_OK;
 }
 
@@ -193,9 +191,9 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     if (rc)
         return rc;
     const struct pme_dev_ops *ops =
-        pme_dev_find(cfg_in->device ? cfg_in->device : PME_DEV_DEFAULT);
+        pme_dev_choose(cfg_in->device ? cfg_in->device : PME_DEV_DEFAULT);
     if (!ops) {
-        snprintf(err, errlen, "unknown PME device \"%s\" (use ring, pcap, kernel or loop)",
+        snprintf(err, errlen, "unknown PME device \"%s\" (use auto, ring, pcap, kernel or loop)",
                  cfg_in->device);
         return PME_ERR_INVAL;
     }
@@ -222,8 +220,13 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
         goto fail;
     }
     struct pme_dev_who who = {ep->self.ep, node_before_open(&ep->cfg), ep->keys.job_id,
-                              ep->self.incarnation};
+                              ep->self.incarnation, ep->keys.auth, {0}};
+    if (ep->keys.auth == PME_AUTH_MAC)
+        memcpy(who.mac_key, ep->cfg.secret, sizeof(who.mac_key));
+    /* From here on the secret lives in the key schedules only (ours, the driver's). */
+    memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
     rc = ops->open(&ep->dev, &ep->cfg, &who, err, errlen);
+    explicit_bzero(who.mac_key, sizeof(who.mac_key));
     if (rc)
         goto fail;
     rc = set_identity(ep, err, errlen);

@@ -106,6 +106,7 @@ static void learn_incarnation(struct pme_peer *p, uint32_t inc)
     p->peer_incarnation = inc;
     p->known = true;
     memset(&p->replay, 0, sizeof(p->replay));
+    memset(&p->kreplay, 0, sizeof(p->kreplay));
 }
 
 /* A new incarnation of a peer (or its first HELLO): start its receive direction.
@@ -396,14 +397,23 @@ static bool admit(struct pme_ep *ep, struct rx *r)
         ep->ctr->drop_unknown_peer++;
         return false;
     }
+    /* A peer's kernel speaks for it only to answer a probe or to say it is gone. */
+    bool kernel = r->flags & PME_F_KERNEL;
+    if (kernel && wh->type != PME_T_PONG && wh->type != PME_T_BYE) {
+        ep->ctr->drop_bad_header++;
+        return false;
+    }
     if (ep->keys.auth == PME_AUTH_MAC) {
+        /* The kernel counts its frames apart from the process: its nonces must not
+         * push the process's out of the window. */
+        struct pme_replay *w = kernel ? &r->p->kreplay : &r->p->replay;
         uint64_t nonce = be64toh(wh->nonce);
-        if (same && !pme_replay_fresh(&r->p->replay, nonce)) {
+        if (same && !pme_replay_fresh(w, nonce)) {
             ep->ctr->drop_replay++;
             return false;
         }
         if (same)
-            pme_replay_mark(&r->p->replay, nonce);
+            pme_replay_mark(w, nonce);
     }
     return true;
 }

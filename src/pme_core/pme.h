@@ -108,7 +108,9 @@ enum pme_auth {
 int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES]);
 
 struct pme_config {
-    const char *device;         /* "ring", "pcap", "loop" or "kernel"   PME_DEVICE */
+    const char *device;         /* "auto" (default: "kernel" when /dev/pme
+                                   may be opened, else "ring"), "ring",
+                                   "pcap", "loop" or "kernel"           PME_DEVICE */
     const char *iface;          /* interface name (ring, pcap, kernel) PME_IFACE */
     int ep_id;                  /* endpoint id 0..65534, -1: from pid   PME_EP_ID */
     uint32_t job_key;           /* job id without a secret (other jobs' frames are
@@ -170,7 +172,8 @@ const char *pme_ep_last_error(pme_ep_t *ep);
 size_t pme_ep_max_hdr(pme_ep_t *ep);
 size_t pme_ep_eager_max(pme_ep_t *ep);
 unsigned pme_ep_mtu(pme_ep_t *ep);
-const char *pme_ep_device(pme_ep_t *ep); /* the device's name: "ring", "pcap", ... */
+const char *pme_ep_device(pme_ep_t *ep); /* the device in use: "kernel", "ring", ...
+                                           (what "auto" chose) */
 int pme_ep_auth(pme_ep_t *ep);  /* enum pme_auth in force (never PME_AUTH_AUTO) */
 int pme_ep_fd(pme_ep_t *ep);    /* descriptor to sleep on, -1 if none */
 

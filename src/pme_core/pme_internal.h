@@ -176,6 +176,7 @@ struct pme_peer {
     uint32_t peer_incarnation; /* its incarnation, once its HELLO or HELLO_ACK came */
     bool known;             /* peer_incarnation is valid */
     struct pme_replay replay;  /* its nonces seen in that incarnation */
+    struct pme_replay kreplay; /* those of its kernel's frames (PME_F_KERNEL) */
     uint32_t rx_epoch;
     uint32_t rcv_nxt;
     uint32_t rx_grant;      /* what we reserved for it in our pool */

@@ -40,7 +40,13 @@
  * PME_IOC_VERSION (whose number never changes) tells the library which one the module
  * speaks, so the error can name both.
  */
-#define PME_ABI_VERSION 1
+#define PME_ABI_VERSION 2
+/*
+ * The oldest version the module still binds: version 1 has the same layout, with flags
+ * and liveness_key 0 (the driver then answers nothing for the endpoint), so processes
+ * linked with an older PME keep working with a newer module.
+ */
+#define PME_ABI_VERSION_OLDEST 1
 
 /* ---- the wire, as far as the driver reads and writes it ---- */
 
@@ -85,7 +91,7 @@
 
 struct pme_kbind {
 	__u32 abi_version;      /* in: PME_ABI_VERSION */
-	__u32 flags;            /* in: 0 (reserved) */
+	__u32 flags;            /* in: PME_KBIND_* */
 	char ifname[16];        /* in: interface name (IFNAMSIZ), in the caller's netns */
 	__u16 ep_id;            /* in: 0..PME_EP_ID_MAX or PME_KEP_ANY; out: the id */
 	__u16 ethertype;        /* in: 0 or the module's; out: the module's EtherType */
@@ -104,12 +110,29 @@ struct pme_kbind {
 	__u64 tx_offset;        /* out: mmap offset of the send ring */
 	__u64 mmap_len;         /* out: bytes to map at offset 0 */
 	/*
-	 * Room for what comes with wire version 2: a key the driver uses to answer
-	 * liveness probes for the endpoint while the process computes. 0 today.
+	 * The job's MAC key (the 16-byte secret) with PME_KBIND_CHECK_MAC, else 0. The
+	 * driver uses it only for the frames it makes itself on the endpoint's behalf
+	 * (PONG, BYE) and to check the PINGs it answers.
 	 */
 	__u64 liveness_key[2];
 	__u64 reserved[4];      /* 0 */
 };
+
+/*
+ * pme_kbind.flags. With PME_KBIND_LIVENESS the driver answers for the endpoint while
+ * its file is open: a PING addressed to it is checked and answered with a PONG by the
+ * driver (and not placed in the ring), and when the file is closed (the process ended
+ * or died) every peer the endpoint sent to gets a BYE. Its frames carry PME_F_KERNEL
+ * and nonces with PME_KNONCE_BASE set, and are checked like the job's (at most one of
+ * the CHECK flags; neither: unchecked, PME_AUTH=none).
+ */
+#define PME_KBIND_LIVENESS  0x1
+#define PME_KBIND_CHECK_CRC 0x2
+#define PME_KBIND_CHECK_MAC 0x4
+#define PME_KBIND_FLAGS     0x7
+
+/* The nonces of kernel-made frames: a space of their own, apart from the process's. */
+#define PME_KNONCE_BASE (1ULL << 63)
 
 /* The first page of the mapping. The driver writes it; the process reads it. */
 struct pme_kring_ctl {
@@ -162,6 +185,10 @@ enum pme_kcounter {
 	PME_KCNT_TX_SRC_REWRITTEN,      /* sent with forged source fields rewritten */
 	PME_KCNT_TX_DROPPED,            /* the interface did not take it (down, full) */
 	PME_KCNT_TX_LOCAL,              /* delivered to an endpoint on the same interface */
+	PME_KCNT_PONG_SENT,             /* PINGs the driver answered for the endpoint */
+	PME_KCNT_PING_REFUSED,          /* PINGs not answered: bad MAC or CRC, too many */
+	PME_KCNT_BYE_SENT,              /* BYEs the driver sent when the file was closed */
+	PME_KCNT_BYE_UNTRACKED,         /* peers beyond the driver's table: no BYE for them */
 	PME_KCNT_NR
 };
 
@@ -171,6 +198,7 @@ enum pme_kcounter {
 	"rx_ring_full", "rx_no_endpoint", "rx_wrong_job", "rx_wrong_node", \
 	"rx_bad_frame", "rx_too_long", "tx_bad_ethertype", "tx_bad_length", \
 	"tx_bad_version", "tx_src_rewritten", "tx_dropped", "tx_local", \
+	"pong_sent", "ping_refused", "bye_sent", "bye_untracked", \
 }
 
 #define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */
@@ -201,9 +229,9 @@ struct pme_kcounters {
 #define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_kcounters)
 #define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_kcounters)
 /*
- * Numbers 5 to 15 are kept for what wire version 2 brings: registering and releasing
- * memory regions for zero-copy rendezvous (pinned pages, invalidated through an MMU
- * notifier) and setting the liveness key. Today they fail with ENOTTY.
+ * Numbers 5 to 15 are kept for registering and releasing memory regions for zero-copy
+ * rendezvous (pinned pages, invalidated through an MMU notifier). Today they fail with
+ * ENOTTY.
  */
 
 #endif /* PME_IOCTL_H */

@@ -19,8 +19,8 @@
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
 
 /* Probe the peer: its PONG (or the absence of one) tells whether it lives. The same
- * token is sent again at each retransmission timeout until the answer comes. */
-static void keepalive(struct pme_ep *ep, pme_peer_t idx)
+ * token is sent again until the answer comes. */
+static void send_ping(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (!p->ping_out) {
@@ -29,7 +29,18 @@ static void keepalive(struct pme_ep *ep, pme_peer_t idx)
     }
     struct pme_wire_ping ping = {htobe64(p->ping_token), 0, 0};
     pme_link_ctrl(ep, idx, PME_T_PING, &ping, sizeof(ping));
+}
+
+static void keepalive(struct pme_ep *ep, pme_peer_t idx)
+{
+    send_ping(ep, idx);
     pme_timer_arm_rto(ep, idx);
+}
+
+/* Since when the peer has owed us an answer without a word from it. */
+static uint64_t owing_since(const struct pme_peer *p)
+{
+    return p->owed_since_ns > p->last_rx_ns ? p->owed_since_ns : p->last_rx_ns;
 }
 
 /* Has the peer owed us an answer for longer than the peer timeout? */
@@ -37,8 +48,7 @@ static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
 {
     if (!pme_peer_owes(p) || !p->owed_since_ns)
         return false;
-    uint64_t since = p->owed_since_ns > p->last_rx_ns ? p->owed_since_ns : p->last_rx_ns;
-    return ep->now - since > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
+    return ep->now - owing_since(p) > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
 }
 
 static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
@@ -69,16 +79,21 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         pme_link_hello(ep, idx);
         return;
     }
-    if (p->ping_out) {
+    bool data_owed = pme_peer_has_inflight(p) || p->stopped;
+    if (p->ping_out && !data_owed) {
         keepalive(ep, idx);
         return;
     }
-    if (pme_peer_has_inflight(p) || p->stopped) {
+    if (data_owed) {
         /* Go back N: everything from the first unacknowledged frame, the first of
          * them asking for an ACK at once. */
         pme_link_rewind(ep, p, p->snd_una);
         p->probe = true;
         pme_link_pump(ep, idx);
+        /* Long unanswered: probe beside the data. A peer that computes cannot take
+         * our frames (its ring may be full), but its kernel answers the probe. */
+        if (p->ping_out || ep->now - owing_since(p) >= pme_keepalive_ns(ep))
+            send_ping(ep, idx);
     } else if (p->credit_stalled) {
         pme_link_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
     } else if (ep->now - p->last_rx_ns >= pme_keepalive_ns(ep)) {

@@ -1,8 +1,10 @@
 /*
  * pme_info - what PME can use here and what its endpoints are doing.
  *
- *   pme_info                 interfaces usable by PME, and the endpoints running now
- *   pme_info -c [-p PID]     counters of running endpoints (every field, non-zero ones)
+ *   pme_info                 interfaces usable by PME, the kernel module's totals (when
+ *                            pme.ko is loaded), and the endpoints running now
+ *   pme_info -c [-p PID]     counters of running endpoints (non-zero ones), and for those
+ *                            on the kernel device what the module counted for them
  *   pme_info -c --peers      and per peer
  *   pme_info --clean         remove counter files left by processes that died
  *   pme_info --new-secret    print a new job secret (for PME_JOB_SECRET_FILE)
@@ -32,6 +34,7 @@
 
 #include "counters_shm.h"
 #include "crc32c.h"
+#include "kmod_counters.h"
 #include "pme.h"
 #include "pme_wire.h"
 
@@ -185,8 +188,11 @@ static void scan_user_dir(const char *dir, struct scan *sc)
                    h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
                    (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
                    (unsigned long long)h->rx_reserved);
-            if (sc->counters)
+            if (sc->counters) {
                 print_counters(&h->ep, "    ");
+                if (!strcmp(h->device, "kernel"))
+                    kmod_show_endpoint(h->pid, h->ep_id, h->ifname, "    ");
+            }
             if (sc->peers)
                 for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
                     print_peer(&h->peers[i]);
@@ -225,6 +231,10 @@ int main(int argc, char **argv)
         printf("PME %s, wire version %d, CRC32C by %s\n", PME_VERSION_STRING, PME_WIRE_VERSION,
                pme_crc32c_impl());
         list_interfaces();
+        printf("\n");
+    }
+    if (!clean) {
+        kmod_show_global();
         printf("\n");
     }
     const char *base = pme_counters_base();

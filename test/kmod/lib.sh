@@ -36,14 +36,24 @@ in_vm() {
 kmod_need_tools() {
     PME_PERF=$builddir/src/tools/pme_perf
     KMOD_TOOL=$builddir/test/kmod/kmod_tool
+    KPING=$builddir/test/kmod/kping
+    NAPPER=$builddir/test/kmod/napper
     local t
-    for t in "$PME_PERF" "$KMOD_TOOL"; do
+    for t in "$PME_PERF" "$KMOD_TOOL" "$KPING" "$NAPPER"; do
         [ -x "$t" ] || { echo "FAIL: $t not built (make check builds it)"; exit 1; }
     done
 }
 
 # In the guest: load the module just built, with the given parameters.
+# In the guest: what pme.ko needs (gf128mul), which insmod does not load (modprobe of
+# an installed module would).
+kmod_deps() {
+    modprobe -a $(modinfo -F depends "$srcdir/kmod/pme.ko" | tr , ' ') ||
+        { echo "FAIL: modprobe of pme.ko's dependencies"; exit 1; }
+}
+
 kmod_load() {
+    kmod_deps
     insmod "$srcdir/kmod/pme.ko" "$@" || { echo "FAIL: insmod pme.ko"; exit 1; }
     udevadm_settle_dev
 }

@@ -1,9 +1,11 @@
 #!/bin/bash
 # pme.ko loads and unloads cleanly; /dev/pme belongs to group pme with mode 0660; a
 # user of group pme opens an endpoint without any capability, a user outside it and a
-# machine without the module get errors that name the fix; rmmod is refused while an
-# endpoint is open and succeeds once it is closed; a bad EtherType parameter is refused;
-# max_ring_kb bounds the rings.
+# machine without the module get errors that name the fix; PME_DEVICE=auto (the
+# default) takes the kernel device exactly when the user may open /dev/pme; pme_info
+# shows the module's totals and, per endpoint, what it counted; rmmod is refused while
+# an endpoint is open and succeeds once it is closed; a bad EtherType parameter is
+# refused; max_ring_kb bounds the rings.
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
@@ -18,7 +20,15 @@ ip link set pmel1 up
 out=$(PME_DEVICE=kernel "$PME_PERF" server -i pmel0 2>&1) && rc=0 || rc=$?
 check "without the module, PME_DEVICE=kernel says to load it (exit $rc)" \
     grep -q "kernel module is not loaded (modprobe pme" <<<"$out"
+# first_line COMMAND...: the first line a server prints, then it is stopped
+first_line() { timeout 10 "$@" 2>&1 | head -n 1; }
+unset PME_DEVICE
+line=$(first_line "$PME_PERF" server -i pmel0)
+check "without the module, the default device is the ring ($line)" grep -q "device ring)" <<<"$line"
+check "and pme_info says the module is not loaded" \
+    grep -q "pme.ko not loaded" <("$builddir/src/tools/pme_info")
 
+kmod_deps
 out=$(insmod "$srcdir/kmod/pme.ko" ethertype=0x0500 2>&1) && rc=0 || rc=$?
 check "ethertype=0x0500 (a length) is refused (exit $rc)" [ "$rc" != 0 ]
 check "and the kernel log says why" grep -q "ethertype 0x0500 is a length" <(dmesg)
@@ -34,6 +44,31 @@ kmod_user pmeout
 out=$(as_user pmeout env PME_DEVICE=kernel "$PME_PERF" server -i pmel0 2>&1) && rc=0 || rc=$?
 check "outside group pme: the error names the group (exit $rc)" \
     grep -q "add the user to group pme" <<<"$out"
+out=$(as_user pmeout "$PME_PERF" server -i pmel0 2>&1) && rc=0 || rc=$?
+check "outside group pme the default falls back to the ring, whose error names the kernel device" \
+    grep -q "no permission for raw Ethernet frames on pmel0.*PME_DEVICE=kernel" <<<"$out"
+pmein=(setpriv --reuid=pmein --regid=pmein --init-groups --inh-caps=-all --bounding-set=-all --)
+line=$(first_line "${pmein[@]}" "$PME_PERF" server -i pmel0)
+check "a member of group pme gets the kernel device by default ($line)" \
+    grep -q "device kernel)" <<<"$line"
+
+# pme_info: the module's totals, and per endpoint what the module counted for it.
+"${pmein[@]}" "$PME_PERF" server -i pmel0 -e 3 >/dev/null 2>&1 &
+server=$!
+for _ in $(seq 100); do grep -q "^pmel0 [0-9]* 3 " /proc/driver/pme && break; sleep 0.05; done
+"$KMOD_TOOL" send pmel1 "$(cat /sys/class/net/pmel0/address)" 3 good 5 >/dev/null
+sleep 0.2
+info=$("$builddir/src/tools/pme_info" -c)
+kill $server
+wait $server 2>/dev/null
+echo "$info"
+check "pme_info shows the module loaded, with its totals" \
+    grep -q "pme.ko loaded, totals:" <<<"$info"
+module_counted() { # counter value: in the lines pme_info -c gives the endpoint's module part
+    grep -A3 "kernel (pme.ko), interface up:" <<<"$info" | grep -Eq "$1 +$2( |$)"
+}
+check "and for the endpoint on the kernel device what the module counted (5 frames in)" \
+    module_counted rx_frames 5
 
 # An unprivileged member of group pme, with no capability at all, holds an endpoint.
 coproc HOLD { as_user pmein setpriv --inh-caps=-all --bounding-set=-all "$KMOD_TOOL" hold pmel0 7; }

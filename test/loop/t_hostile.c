@@ -9,13 +9,20 @@
  *      sender below its first unacknowledged frame: the next message goes out with the
  *      next sequence number at once, not after a retransmission timeout;
  *   4. closing an endpoint with an accepted rendezvous still in flight frees everything
- *      (the leak shows under the sanitizer and valgrind stages).
+ *      (the leak shows under the sanitizer and valgrind stages);
+ *   5. frames a peer's kernel made (PME_F_KERNEL, nonces from 2^63 on) are heard only
+ *      as PONG or BYE, and their nonces do not push the process's out of its replay
+ *      window: the peer's next ordinary PING is still answered;
+ *   6. a peer that computes (our data stays unacknowledged: its ring is full) but whose
+ *      kernel answers PINGs is probed beside the retransmissions and stays alive for
+ *      three peer timeouts, then takes up the exchange again.
  */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "fakepeer.h"
 #include "harness.h"
 #include "pme_test.h"
@@ -185,6 +192,92 @@ static void test_close_mid_rendezvous(void)
     printf("closing mid-rendezvous frees its state\n");
 }
 
+static void test_kernel_frames(void)
+{
+    struct lp_pair lp;
+    struct fakepeer fp;
+    pme_peer_t peer;
+    open_with_fake(&lp, &fp, &peer);
+    CHECK(pme_send(lp.a, peer, "k", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
+    fp_handshake(&fp, lp.a, 9000, 1 << 20);
+    struct pme_counters c0, c;
+    pme_ep_counters(lp.a, &c0);
+    uint64_t own = fp.nonce;
+    fp.nonce = 1ull << 63; /* the kernel's nonce space */
+    struct pme_wire_ping pong = {htobe64(12345), 0, 0};
+    fp_send(&fp, PME_T_PONG, 0, 0, 0, 0, PME_F_KERNEL, 0, &pong, sizeof(pong));
+    fp_send(&fp, PME_T_CREDIT_REQ, 0, 0, 0, 0, PME_F_KERNEL, 0, NULL, 0);
+    fp.nonce = own;
+    struct pme_wire_ping ping = {htobe64(777), 0, 0};
+    fp_send(&fp, PME_T_PING, 0, 0, 0, 0, 0, 0, &ping, sizeof(ping));
+    CHECK(fp_expect(&fp, lp.a, PME_T_PONG, &fr, 1000),
+          "no PONG to an ordinary PING after the kernel's frames (taken for a replay?)");
+    pme_ep_counters(lp.a, &c);
+    CHECK(c.drop_replay == c0.drop_replay, "%llu frames taken for replays",
+          (unsigned long long)(c.drop_replay - c0.drop_replay));
+    CHECK(c.drop_bad_header == c0.drop_bad_header + 1,
+          "a kernel frame other than PONG or BYE not refused (%llu refused)",
+          (unsigned long long)(c.drop_bad_header - c0.drop_bad_header));
+    lp_close(&lp);
+    printf("a peer's kernel frames: only PONG and BYE, in a replay window of their own\n");
+}
+
+static void short_timeout(struct pme_config *cfg)
+{
+    cfg->peer_timeout_ms = 300;
+}
+
+static void test_computing_peer(void)
+{
+    struct lp_pair lp;
+    struct fakepeer fp;
+    pme_peer_t peer;
+    char addr[PME_ADDR_MAX];
+    lp_open(&lp, NULL, short_timeout);
+    fp_init(&fp, lp.wire, lp.a, fake_mac, FAKE_EP, FAKE_NODE, lp_secret, KEY);
+    fp_addr(&fp, addr, sizeof(addr));
+    CHECK_OK(pme_ep_add_peer(lp.a, addr, &peer));
+    CHECK(pme_send(lp.a, peer, "c", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
+    fp_handshake(&fp, lp.a, 9000, 1 << 20);
+    uint64_t knonce = 1ull << 63, end = pme_now_ns() + 900000000ull;
+    uint32_t data_seq = 0;
+    int pings = 0, data = 0;
+    while (pme_now_ns() < end) {
+        while (fp_take(&fp, &fr)) {
+            if (fr.type == PME_T_DATA) {
+                data_seq = fr.seq;
+                data++;
+            } else if (fr.type == PME_T_PING && fr.sublen >= sizeof(struct pme_wire_ping)) {
+                /* The computing peer's kernel answers, from its own nonce space. */
+                uint64_t own = fp.nonce;
+                fp.nonce = knonce;
+                fp_send(&fp, PME_T_PONG, 0, 0, 0, 0, PME_F_KERNEL, 0, fr.sub,
+                        sizeof(struct pme_wire_ping));
+                knonce = fp.nonce;
+                fp.nonce = own;
+                pings++;
+            }
+        }
+        pme_progress(lp.a);
+        struct pme_event ev;
+        while (pme_next_event(lp.a, &ev))
+            CHECK(ev.type != PME_EV_PEER_FAILED, "the computing peer was declared dead after "
+                  "%d PINGs: %s", pings, pme_ep_last_error(lp.a));
+    }
+    CHECK(data > 1 && pings > 0, "%d DATA frames and %d PINGs in three timeouts", data, pings);
+    fp_send(&fp, PME_T_ACK, 0, 1, data_seq, 1 << 20, 0, 0, NULL, 0);
+    CHECK(pme_send(lp.a, peer, "d", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE,
+          "send after the peer came back");
+    CHECK(fp_expect(&fp, lp.a, PME_T_DATA, &fr, 1000) && fr.seq == data_seq + 1,
+          "the next message did not follow");
+    struct pme_counters c;
+    pme_ep_counters(lp.a, &c);
+    CHECK(c.peers_failed == 0, "%llu peers failed", (unsigned long long)c.peers_failed);
+    lp_close(&lp);
+    printf("a computing peer whose kernel answers PINGs stays alive (%d PINGs, %d DATA)\n",
+           pings, data);
+}
+
 int main(int argc, char **argv)
 {
     static const struct scenario all[] = {
@@ -192,6 +285,8 @@ int main(int argc, char **argv)
         {"tiny_max_frame", test_tiny_max_frame},
         {"stale_rewinds", test_stale_rewinds},
         {"close_mid_rendezvous", test_close_mid_rendezvous},
+        {"kernel_frames", test_kernel_frames},
+        {"computing_peer", test_computing_peer},
     };
     return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }

@@ -273,7 +273,7 @@ static void test_config(void)
     struct pme_config cfg;
     char err[256];
     pme_config_init(&cfg);
-    CHECK(cfg.ethertype == 0x88B5 && cfg.auth == PME_AUTH_AUTO && !strcmp(cfg.device, "ring") &&
+    CHECK(cfg.ethertype == 0x88B5 && cfg.auth == PME_AUTH_AUTO && !strcmp(cfg.device, "auto") &&
               cfg.sleep_slack_us == 4000 && cfg.hop_limit == 16 && !cfg.helper,
           "defaults");
     setenv("PME_EAGER_MAX", "16k", 1);
@@ -301,6 +301,10 @@ static void test_config(void)
     expect_env_error("PME_ETHERTYPE", "0x0100");
     expect_env_error("PME_WAIT", "sometimes");
     expect_env_error("PME_DEVICE", "myrinet");
+    setenv("PME_DEVICE", "auto", 1);
+    CHECK_OK(pme_config_from_env(&cfg, err, sizeof(err)));
+    unsetenv("PME_DEVICE");
+    CHECK(!strcmp(cfg.device, "auto"), "PME_DEVICE=auto is taken");
     expect_env_error("PME_EP_ID", "70000");
     expect_env_error("PME_RX_POOL", "-5");
     expect_env_error("PME_AUTH", "sometimes");

@@ -1,0 +1,131 @@
+#!/bin/bash
+# Liveness in the kernel: pme.ko answers PINGs for an endpoint while its process
+# computes, and says BYE for it when its process dies.
+#  - a server that naps 3x PME_PEER_TIMEOUT_MS in the middle of an exchange, with the
+#    kernel device and no helper thread, is not taken for dead; the control: with the
+#    ring device (nobody answers for it) the same nap is taken for death;
+#  - a killed endpoint fails its peer within a second (the peer timeout is a minute);
+#  - the driver's PONG passes pme_core's own MAC check (GMAC) and CRC check, and a
+#    forged PING (wrong MAC, wrong CRC) gets none.
+# Unprivileged users of group pme run the endpoints; kping (root) forges.
+set -u
+. "$srcdir/test/kmod/lib.sh"
+kmod_need_root
+if [ -z "${PME_IN_VM:-}" ]; then kmod_build; fi
+in_vm --timeout 300
+kmod_need_tools
+modprobe veth
+kmod_load
+kmod_user pmeu pme
+n=pmelv
+ip netns add ${n}a
+ip netns add ${n}b
+ip link add ${n}va type veth peer name ${n}vb
+ip link set ${n}va netns ${n}a
+ip link set ${n}vb netns ${n}b
+for s in a b; do ip -n ${n}$s link set ${n}v$s up; done
+WORK=$(mktemp -d)
+chmod 777 "$WORK"
+user=(setpriv --reuid=pmeu --regid=pmeu --init-groups --inh-caps=-all --bounding-set=-all --)
+export PME_HELPER=0 PME_PEER_TIMEOUT_MS=1000
+
+serve() { # device nap_ms: a napper server in namespace b
+    rm -f "$WORK/addr"
+    PME_DEVICE=$1 ip netns exec ${n}b "${user[@]}" "$NAPPER" server ${n}vb "$WORK/addr" "$2" \
+        >"$WORK/server.log" 2>&1 &
+    SERVER=$!
+    for _ in $(seq 200); do
+        [ -s "$WORK/addr" ] && return 0
+        kill -0 $SERVER 2>/dev/null || break
+        sleep 0.05
+    done
+    cat "$WORK/server.log"
+    echo "FAIL: the server did not start"
+    exit 1
+}
+
+client() { # device
+    PME_DEVICE=$1 ip netns exec ${n}a "${user[@]}" "$NAPPER" client ${n}va "$(cat "$WORK/addr")" 2>&1
+}
+
+serve kernel 3000
+out=$(client kernel) && rc=0 || rc=$?
+wait $SERVER && src=0 || src=$?
+echo "$out"
+check "a server that naps 3 s (timeout 1 s) answers in the end (client $rc, server $src)" \
+    [ "$rc$src" = 00 ]
+check "after its nap" grep -Eq "answered after ([2-9][0-9]{3}) ms" <<<"$out"
+pongs=$(cat /sys/class/misc/pme/counters/pong_sent)
+check "the driver answered PINGs for it ($pongs)" [ "$pongs" -gt 0 ]
+
+# The control: with the ring device nobody answers for the napping process. The
+# endpoints run as root here, since raw frames need CAP_NET_RAW.
+rm -f "$WORK/addr"
+PME_DEVICE=ring ip netns exec ${n}b "$NAPPER" server ${n}vb "$WORK/addr" 3000 \
+    >"$WORK/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 200); do [ -s "$WORK/addr" ] && break; sleep 0.05; done
+out=$(PME_DEVICE=ring ip netns exec ${n}a "$NAPPER" client ${n}va "$(cat "$WORK/addr")" 2>&1) &&
+    rc=0 || rc=$?
+kill $SERVER 2>/dev/null
+wait $SERVER 2>/dev/null
+echo "$out"
+check "the control: the same nap on the ring device is taken for death (exit $rc)" \
+    grep -q "did not answer for 1000 ms" <<<"$out"
+
+# A killed endpoint: its peer fails at once, not after the (default) minute.
+export PME_PEER_TIMEOUT_MS=60000
+serve kernel 30000
+client kernel >"$WORK/client.log" 2>&1 &
+cl=$!
+for _ in $(seq 200); do grep -q napping "$WORK/server.log" && break; sleep 0.05; done
+sleep 0.5
+t0=$(date +%s%N)
+kill -9 $SERVER
+wait $cl && rc=0 || rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+wait $SERVER 2>/dev/null
+cat "$WORK/client.log"
+check "the peer of a killed endpoint fails (exit $rc) within 1 s ($ms ms)" \
+    [ "$rc" = 1 ] && [ "$ms" -lt 1000 ]
+check "with the message that it closed its endpoint" \
+    grep -q "closed its endpoint" "$WORK/client.log"
+byes=$(cat /sys/class/misc/pme/counters/bye_sent)
+check "the driver sent BYE for it ($byes)" [ "$byes" -gt 0 ]
+
+# The driver's PONGs under the job's MAC and under CRC, and forged PINGs.
+head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/secret"
+chmod 600 "$WORK/secret"
+chown pmeu "$WORK/secret"
+cp "$WORK/secret" "$WORK/secret.root"
+for auth in mac crc; do
+    if [ $auth = mac ]; then
+        export PME_AUTH=mac PME_JOB_SECRET_FILE=$WORK/secret
+        kping_env=(env PME_AUTH=mac PME_JOB_SECRET_FILE="$WORK/secret.root")
+    else
+        export PME_AUTH=crc
+        unset PME_JOB_SECRET_FILE
+        kping_env=(env PME_AUTH=crc)
+    fi
+    serve kernel 4000
+    out=$(ip netns exec ${n}a "${kping_env[@]}" "$KPING" ${n}va "$(cat "$WORK/addr")") &&
+        rc=0 || rc=$?
+    echo "$out"
+    check "$auth: the driver's PONG passes pme_core's check (exit $rc)" [ "$rc" = 0 ]
+    refused=$(cat /sys/class/misc/pme/counters/ping_refused)
+    out=$(ip netns exec ${n}a "${kping_env[@]}" "$KPING" ${n}va "$(cat "$WORK/addr")" --forge) &&
+        rc=0 || rc=$?
+    echo "$out"
+    check "$auth: a forged PING gets no PONG (exit $rc)" [ "$rc" = 1 ]
+    check "$auth: and is counted as refused" \
+        [ "$(cat /sys/class/misc/pme/counters/ping_refused)" -gt "$refused" ]
+    kill $SERVER 2>/dev/null
+    wait $SERVER 2>/dev/null
+done
+unset PME_AUTH PME_JOB_SECRET_FILE
+
+ip netns del ${n}a
+ip netns del ${n}b
+rm -rf "$WORK"
+check "rmmod after all that" rmmod pme
+verdict
