@@ -81,7 +81,8 @@ int main(int argc, char **argv)
         check(MPI_Isend(big, BIG, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &req[1]), rank, "rendezvous send");
         check(MPI_Recv(&answer, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE), rank,
               "waiting for rank 0");
-        check(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), rank, "completing the sends");
+        MPI_Status st[2];
+        check(MPI_Waitall(2, req, st), rank, "completing the sends");
         ok &= answer == rank + 7;
     }
     check(MPI_Barrier(MPI_COMM_WORLD), rank, "the last barrier");
