@@ -55,3 +55,38 @@ ws_experts() {
         }
         END { flush() }'
 }
+
+# ---- capturing PME's frames with tcpdump (root)
+CAP_PID=
+# capture_start NS IFACE FILE LOG: capture the PME frames on IFACE in network namespace
+# NS into FILE, tcpdump's messages into LOG; returns once tcpdump listens. Immediate
+# mode hands every frame to tcpdump as it comes: otherwise the kernel keeps the last
+# ones in a partly filled block that an interrupted tcpdump never reads.
+capture_start() {
+    rm -f "$4"
+    ip netns exec "$1" tcpdump -i "$2" -p -s 0 -B 65536 --immediate-mode -U -w "$3" \
+        ether proto 0x88b5 2>"$4" &
+    CAP_PID=$!
+    for _ in $(seq 200); do
+        grep -q 'listening on' "$4" 2>/dev/null && return 0
+        kill -0 "$CAP_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    tools_fail "tcpdump did not start: $(cat "$4")"
+}
+# capture_stop: end the capture (tcpdump writes what it has and its tally).
+capture_stop() {
+    [ -n "$CAP_PID" ] || return 0
+    kill -INT "$CAP_PID" 2>/dev/null || true
+    wait "$CAP_PID" 2>/dev/null || true
+    CAP_PID=
+}
+# capture_complete LOG: tcpdump's tally says the kernel dropped nothing and tcpdump
+# wrote every frame its filter let through.
+capture_complete() {
+    local got passed
+    got=$(awk '/ packets captured$/ { print $1 }' "$1")
+    passed=$(awk '/ packets received by filter$/ { print $1 }' "$1")
+    grep -q '^0 packets dropped by kernel' "$1" && [ -n "$got" ] && [ "$got" = "$passed" ] ||
+        tools_fail "the capture is incomplete: $(cat "$1")"
+}
