@@ -24,6 +24,16 @@ ws_setup() {
     WS_LUA=$srcdir/tools/wireshark/pme.lua
 }
 
+# ws_need_frames: tshark, test/tools/pme_frames built (GEN), and a private home for
+# tshark removed at exit.
+ws_need_frames() {
+    tools_need_tshark
+    GEN=$builddir/test/tools/pme_frames
+    [ -x "$GEN" ] || tools_fail "$GEN is not built (make check builds it)"
+    ws_setup
+    trap ws_cleanup EXIT
+}
+
 ws_cleanup() { [ -n "${WS_HOME:-}" ] && rm -rf "$WS_HOME"; return 0; }
 
 # ws_tshark ARGS...: tshark with PME's dissector loaded. A Lua error while loading or

@@ -10,14 +10,10 @@
 # preference names it. Runs as any user with tshark installed (as root it installs it).
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
-tools_need_tshark
-gen=$builddir/test/tools/pme_frames
-[ -x "$gen" ] || tools_fail "$gen is not built (make check builds it)"
-ws_setup
-trap ws_cleanup EXIT
+ws_need_frames
 cap=$WS_HOME/frames.pcap
 expect=$WS_HOME/expect
-"$gen" "$cap" >"$expect" || tools_fail "pme_frames failed"
+"$GEN" "$cap" >"$expect" || tools_fail "pme_frames failed"
 nframes=$(wc -l <"$expect")
 echo "pme_frames wrote $nframes frames"
 
@@ -79,7 +75,7 @@ n=$(cut -f2 "$WS_HOME/none" | grep -c . || true)
 [ "$n" -ge 4 ] || problem all "with pme.upper:none, only $n frames show a message header"
 
 # Another EtherType: ignored by default, decoded alike once the preference names it.
-"$gen" "$WS_HOME/other.pcap" 0x88b6 >/dev/null
+"$GEN" "$WS_HOME/other.pcap" 0x88b6 >/dev/null
 n=$(ws_tshark -r "$WS_HOME/other.pcap" -Y pme -T fields -e frame.number | wc -l)
 [ "$n" = 0 ] || problem all "$n frames of EtherType 0x88b6 decoded as PME without the preference"
 check_decoding "$WS_HOME/other.pcap" -o pme.ethertype:0x88b6
