@@ -104,6 +104,11 @@ int pme_check_main(int argc, char **argv)
         return usage();
     if (!device || !*device)
         device = "ring";
+    if (strcmp(device, "ring") && strcmp(device, "pcap") && strcmp(device, "kernel")) {
+        fprintf(stderr, "pme_info --check: PME_DEVICE=%s is not a device for a network: "
+                        "ring, pcap or kernel (or unset for ring)\n", device);
+        return 2;
+    }
     chosen = iface && *iface;
     char host[256] = "?";
     gethostname(host, sizeof(host) - 1);

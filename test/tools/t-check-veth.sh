@@ -94,4 +94,6 @@ check "$A" 1 -i nosuchif0
 has "BLOCKS interface nosuchif0 does not exist here"
 check "$A" 2 --bogus
 has "usage: pme_info --check"
+PME_DEVICE=tokenring check "$A" 2 -i "$VA"
+has "PME_DEVICE=tokenring is not a device for a network: ring, pcap or kernel"
 echo "pme_info --check reports what a site needs on a veth pair"
