@@ -1,0 +1,171 @@
+/*
+ * check.c - pme_info --check: the order of the checks and the verdict. Reads only:
+ * every finding names the command that would change it, and nothing is run.
+ *
+ *   pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD]] [--summary]
+ *
+ * Exit status 0: nothing blocks PME here (and on the hosts); 1: something does; 2: bad
+ * usage.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+void check_say(struct check_report *r, enum check_level level, const char *why, const char *run,
+               const char *fmt, ...)
+{
+    static const char *tag[] = {"ok", "note", "WARN", "BLOCKS"};
+    if (level == CHECK_BLOCK)
+        r->blocking++;
+    else if (level == CHECK_WARN)
+        r->warnings++;
+    if (r->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("  %-7s", tag[level]);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    if (why && level != CHECK_OK)
+        printf("  %-7s why: %s\n", "", why);
+    if (run)
+        printf("  %-7s fix: %s\n", "", run);
+}
+
+#define MAX_IFACES 64
+
+static void describe(const struct check_iface *ci, const struct check_report *r)
+{
+    if (r->quiet)
+        return;
+    printf("\n%s: MTU %d, %s%s%s%s%s\n", ci->name, ci->mtu, ci->is_virtual ? "virtual" : "NIC",
+           ci->driver[0] ? ", driver " : "", ci->driver, ci->bus[0] ? ", PCI " : "", ci->bus);
+}
+
+static void check_mtu(const struct check_iface *ci, struct check_report *r)
+{
+    if (ci->mtu >= 9000 || ci->mtu < 0)
+        return;
+    char run[200];
+    snprintf(run, sizeof(run), "ip link set %s mtu 9000  (on every node, and 9000 or more on "
+             "every switch port between them)", ci->name);
+    check_say(r, CHECK_INFO,
+              "PME fills frames up to the MTU: jumbo frames carry a message in six times fewer "
+              "frames, which is most of PME's bandwidth on real NICs",
+              run, "MTU %d: no jumbo frames", ci->mtu);
+}
+
+/* Checks one interface into its own report; returns 0 when PME may use it. */
+static int check_one(const struct check_iface *ci, int chosen, struct check_report *total)
+{
+    struct check_report r = {0, 0, total->quiet};
+    describe(ci, &r);
+    check_iface_usable(ci, chosen, &r);
+    check_mtu(ci, &r);
+    check_nic(ci, &r);
+    total->warnings += r.warnings;
+    return r.blocking;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD]] "
+                    "[--summary]\n");
+    return 2;
+}
+
+int pme_check_main(int argc, char **argv)
+{
+    const char *iface = getenv("PME_IFACE"), *hostfile = NULL, *rsh = NULL;
+    const char *device = getenv("PME_DEVICE");
+    int summary = 0, chosen;
+    static const struct option lo[] = {{"check", 0, 0, 'k'},   {"iface", 1, 0, 'i'},
+                                        {"hostfile", 1, 0, 'f'}, {"rsh", 1, 0, 'r'},
+                                        {"summary", 0, 0, 's'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "i:f:", lo, NULL)) != -1) {
+        switch (c) {
+        case 'k': break;
+        case 'i': iface = optarg; break;
+        case 'f': hostfile = optarg; break;
+        case 'r': rsh = optarg; break;
+        case 's': summary = 1; break;
+        default: return usage();
+        }
+    }
+    if (optind < argc)
+        return usage();
+    if (!device || !*device)
+        device = "ring";
+    if (strcmp(device, "ring") && strcmp(device, "pcap") && strcmp(device, "kernel")) {
+        fprintf(stderr, "pme_info --check: PME_DEVICE=%s is not a device for a network: "
+                        "ring, pcap or kernel (or unset for ring)\n", device);
+        return 2;
+    }
+    chosen = iface && *iface;
+    char host[256] = "?";
+    gethostname(host, sizeof(host) - 1);
+
+    struct check_report total = {0, 0, summary};
+    if (!summary)
+        printf("PME check of %s, device %s (reads only: nothing is changed)\n", host, device);
+    struct check_iface ifs[MAX_IFACES];
+    int n = 0, usable = 0, first = -1;
+    if (chosen) {
+        if (check_iface_read(iface, &ifs[0]) == 0) {
+            n = 1;
+        } else {
+            check_say(&total, CHECK_BLOCK, NULL, "ip link  (lists the interfaces here)",
+                      "interface %s does not exist here", iface);
+        }
+    } else {
+        n = check_iface_list(ifs, MAX_IFACES);
+    }
+    for (int i = 0; i < n; i++)
+        if (check_one(&ifs[i], chosen, &total) == 0) {
+            usable++;
+            /* The one PME would take (the netmod's choice: not the default route's). */
+            if (first < 0 || (ifs[first].default_route && !ifs[i].default_route))
+                first = i;
+        }
+    if (!usable && !(chosen && !n)) {
+        if (!summary)
+            printf("\n");
+        if (chosen)
+            check_say(&total, CHECK_BLOCK, NULL, NULL, "PME cannot use %s (above)", iface);
+        else
+            check_say(&total, CHECK_BLOCK, NULL, "pme_info --check -i IFACE  (one interface)",
+                      "no interface PME can use here");
+    }
+    const char *perm_if = first >= 0 ? ifs[first].name : chosen ? iface : NULL;
+    if (perm_if) {
+        if (!summary)
+            printf("\nPermissions of %s (uid %d) for PME_DEVICE=%s on %s:\n",
+                   getenv("USER") ? getenv("USER") : "this user", (int)getuid(), device, perm_if);
+        check_perm(device, perm_if, &total);
+    }
+    if (summary) {
+        /* The interface PME would use; the one named even when it cannot. */
+        int shown = first >= 0 ? first : n == 1 && chosen ? 0 : -1;
+        printf("pme-check\t%s\t%s\t%d\t%d\n", host, shown >= 0 ? ifs[shown].name : "-",
+               shown >= 0 ? ifs[shown].mtu : -1, total.blocking);
+        return total.blocking ? 1 : 0;
+    }
+    if (hostfile) {
+        printf("\nThe hosts of %s:\n", hostfile);
+        check_hosts(hostfile, chosen ? iface : NULL, rsh, &total);
+    }
+    if (total.blocking)
+        printf("\n%s: PME cannot run as things are (BLOCKS above); %d warning(s)\n", host,
+               total.warnings);
+    else
+        printf("\n%s: nothing blocks PME; %d warning(s)\n", host, total.warnings);
+    return total.blocking ? 1 : 0;
+}

@@ -1,0 +1,147 @@
+-- subheaders.lua - what follows PME's fixed header, by frame type: the fragment,
+-- rendezvous and handshake sub-headers of src/pme_core/pme_wire.h, and the message
+-- header and data they carry.
+--
+-- Loaded by ../pme.lua; returns a constructor and creates nothing when loaded.
+return function(W)
+    local F, E = W.f, W.e
+    local S = {}
+
+    local function pad(tree, field, tvbr)
+        local item = tree:add(field, tvbr)
+        if tvbr:uint() ~= 0 then
+            item:add_proto_expert_info(E.reserved)
+        end
+    end
+
+    -- The message header and data inside a frame's payload. hdr_bytes of the payload are
+    -- message header (whole or in part), the rest is data; a header that starts here
+    -- is handed to the upper layer's decoder (ctx.upper) when there is one.
+    local function payload(tvb, off, hdr_bytes, ctx, whole_header)
+        local tree = ctx.tree
+        local n = tvb:len() - off
+        local info = ""
+        if hdr_bytes > 0 then
+            local h = tvb(off, hdr_bytes)
+            tree:add(F.msg_hdr, h)
+            if ctx.upper and whole_header then
+                info = ctx.upper(h:tvb(), ctx.pinfo, ctx.root)
+            end
+        end
+        if n > hdr_bytes then
+            tree:add(F.data, tvb(off + hdr_bytes, n - hdr_bytes))
+        end
+        return info
+    end
+
+    -- Each decoder gets the bytes after the fixed header (tvb), the sub-header's tree
+    -- and the context (ctx.tree: the frame's PME tree), and returns the Info text.
+    -- need: bytes of its sub-header.
+    local decoders = {}
+
+    decoders[1] = { need = 12, name = "Fragment", fn = function(tvb, tree, ctx) -- DATA
+        local total, offset, hdr_len = tvb(0, 4):uint(), tvb(4, 4):uint(), tvb(8, 2):uint()
+        tree:add(F.frag_total, tvb(0, 4))
+        tree:add(F.frag_offset, tvb(4, 4))
+        tree:add(F.frag_hdr_len, tvb(8, 2))
+        pad(tree, F.frag_pad, tvb(10, 2))
+        local plen = tvb:len() - 12
+        if offset + plen > total or hdr_len > total then
+            tree:add_proto_expert_info(E.bounds, string.format(
+                "Fragment of %d bytes at offset %d, message header %d bytes, in a message of %d bytes",
+                plen, offset, hdr_len, total))
+            return string.format(" off=%d/%d", offset, total)
+        end
+        local hdr_here = offset < hdr_len and math.min(plen, hdr_len - offset) or 0
+        local info = payload(tvb, 12, hdr_here, ctx, offset == 0 and hdr_here == hdr_len)
+        return string.format(" off=%d/%d", offset, total) .. info
+    end }
+
+    decoders[2] = { need = 16, name = "Rendezvous offer", fn = function(tvb, tree, ctx) -- RTS
+        tree:add(F.rts_send_id, tvb(0, 4))
+        tree:add(F.rts_hdr_len, tvb(4, 2))
+        pad(tree, F.rts_pad, tvb(6, 2))
+        tree:add(F.rts_total, tvb(8, 8))
+        local hdr_len = tvb(4, 2):uint()
+        local text = " offer=" .. tostring(tvb(8, 8):uint64())
+        if tvb:len() - 16 ~= hdr_len then
+            tree:add_proto_expert_info(E.len, string.format(
+                "RTS announces a %d-byte message header, %d bytes follow", hdr_len, tvb:len() - 16))
+            return text
+        end
+        return text .. payload(tvb, 16, hdr_len, ctx, true)
+    end }
+
+    decoders[3] = { need = 16, name = "Rendezvous answer", fn = function(tvb, tree, ctx) -- CTS
+        tree:add(F.cts_send_id, tvb(0, 4))
+        tree:add(F.cts_rndv_id, tvb(4, 4))
+        tree:add(F.cts_accepted, tvb(8, 8))
+        local text = " accepted=" .. tostring(tvb(8, 8):uint64())
+        if ctx.discard then
+            text = text .. " (discard)"
+        end
+        return text
+    end }
+
+    decoders[4] = { need = 16, name = "Rendezvous data", fn = function(tvb, tree, ctx) -- RDATA
+        tree:add(F.rdata_rndv_id, tvb(0, 4))
+        pad(tree, F.rdata_pad, tvb(4, 4))
+        tree:add(F.rdata_offset, tvb(8, 8))
+        payload(tvb, 16, 0, ctx, false)
+        return " off=" .. tostring(tvb(8, 8):uint64())
+    end }
+
+    local hello = { need = 16, name = "Handshake", fn = function(tvb, tree) -- HELLO, HELLO_ACK
+        tree:add(F.hello_echo, tvb(0, 4))
+        tree:add(F.hello_first_seq, tvb(4, 4))
+        tree:add(F.hello_max_frame, tvb(8, 2))
+        tree:add(F.hello_nrails, tvb(10, 1))
+        pad(tree, F.hello_pad, tvb(11, 1))
+        tree:add(F.hello_features, tvb(12, 4))
+        return string.format(" first_seq=%d max_frame=%d", tvb(4, 4):uint(), tvb(8, 2):uint())
+    end }
+    decoders[21], decoders[22] = hello, hello
+
+    local ping = { need = 16, name = "Liveness probe", fn = function(tvb, tree) -- PING, PONG
+        tree:add(F.ping_token, tvb(0, 8))
+        tree:add(F.ping_rcv_nxt, tvb(8, 4))
+        pad(tree, F.ping_pad, tvb(12, 4))
+        return ""
+    end }
+    decoders[24], decoders[25] = ping, ping
+
+    -- Types without a sub-header: NOP, ACK, LOSE, STOP, GO, CREDIT, CREDIT_REQ, BYE.
+    local bare = { need = 0 }
+    for _, t in ipairs({ 5, 16, 17, 18, 19, 20, 23, 26 }) do
+        decoders[t] = bare
+    end
+
+    -- Dissect what follows the header of a frame of a known type (tvb: those bytes, or
+    -- nil when none follow) into tree; returns Info text.
+    function S.dissect(ftype, tvb, tree, ctx)
+        ctx.tree = tree
+        local d = decoders[ftype]
+        local n = tvb and tvb:len() or 0
+        if d.need == 0 then
+            if n > 0 then
+                tree:add(F.data, tvb())
+                tree:add_proto_expert_info(E.trailing,
+                    string.format("%s carries no sub-header, yet %d bytes follow", W.types[ftype], n))
+            end
+            return ""
+        end
+        if n < d.need then
+            tree:add_proto_expert_info(E.sub_short, string.format(
+                "%s needs a %d-byte sub-header; %d bytes follow the header", W.types[ftype], d.need, n))
+            return ""
+        end
+        local st = tree:add(tvb(0, d.need), d.name)
+        return d.fn(tvb, st, ctx)
+    end
+
+    function S.known(ftype)
+        return decoders[ftype] ~= nil
+    end
+
+    return S
+end
