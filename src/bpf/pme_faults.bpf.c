@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+/*
+ * pme_faults - seeded faults on PME's frames at the TC egress hook of an interface:
+ * drop, duplicate, corrupt one bit, delay, reorder, each with its own probability.
+ * Test infrastructure: maint/faults loads it, sets it and reads its counters.
+ *
+ * Delay and reorder set the frame's earliest departure time (skb->tstamp), which the
+ * fq qdisc honours; maint/faults installs fq as the interface's root qdisc for them.
+ * A delayed frame holds back the frames after it (the link stalls, order is kept); a
+ * reordered frame leaves later while the frames after it do not, so they overtake it.
+ * Frames of other EtherTypes pass untouched and are only counted.
+ */
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+
+#include "pme_faults.h"
+
+#define ETH_HLEN 14
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pme_faults_cfg);
+} faults_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pme_faults_state);
+} faults_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PME_FC_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} faults_cnt SEC(".maps");
+
+static __always_inline void count(__u32 what)
+{
+	__u64 *c = bpf_map_lookup_elem(&faults_cnt, &what);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u64 draw(const struct pme_faults_cfg *cfg, __u64 frame, __u32 kind)
+{
+	return pme_faults_draw(cfg->seed, cfg->salt, frame, kind);
+}
+
+/* Flip one bit after the Ethernet header, at a place chosen by the PRNG. */
+static __always_inline void corrupt(struct __sk_buff *skb, __u64 where)
+{
+	__u32 span = skb->len - ETH_HLEN;
+	__u32 off;
+	__u8 byte;
+
+	if (skb->len <= ETH_HLEN)
+		return;
+	off = ETH_HLEN + (__u32)(where % span);
+	if (bpf_skb_load_bytes(skb, off, &byte, 1))
+		return;
+	byte ^= (__u8)(1u << ((where >> 32) & 7));
+	if (bpf_skb_store_bytes(skb, off, &byte, 1, 0) == 0)
+		count(PME_FC_CORRUPTED);
+}
+
+/* Delay and reorder: the departure time of this frame (0: as soon as possible). */
+static __always_inline void schedule(struct __sk_buff *skb, const struct pme_faults_cfg *cfg,
+				     struct pme_faults_state *st, __u64 frame)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 floor = st->floor_ns;
+	__u64 at = 0;
+
+	if (pme_faults_hit(draw(cfg, frame, PME_FD_DELAY), cfg->delay_ppm)) {
+		at = now + cfg->delay_ns;
+		count(PME_FC_DELAYED);
+	}
+	if (floor > now && floor > at)
+		at = floor; /* stay behind the frames delayed before this one */
+	if (pme_faults_hit(draw(cfg, frame, PME_FD_REORDER), cfg->reorder_ppm)) {
+		/* Later than the frames that follow, which keep the floor they had. */
+		at = (at > now ? at : now) + cfg->reorder_ns;
+		count(PME_FC_REORDERED);
+	} else if (at) {
+		st->floor_ns = at;
+	}
+	if (at)
+		skb->tstamp = at;
+}
+
+SEC("tc")
+int pme_faults(struct __sk_buff *skb)
+{
+	__u32 zero = 0;
+	struct pme_faults_cfg *cfg = bpf_map_lookup_elem(&faults_cfg, &zero);
+	struct pme_faults_state *st = bpf_map_lookup_elem(&faults_state, &zero);
+	__u16 ethertype;
+	__u64 frame;
+	int copy;
+
+	if (!cfg || !st)
+		return TC_ACT_OK;
+	/* The EtherType from the frame itself: a raw socket's skb->protocol need not be it. */
+	if (bpf_skb_load_bytes(skb, 12, &ethertype, 2) ||
+	    __builtin_bswap16(ethertype) != cfg->ethertype) {
+		count(PME_FC_OTHER);
+		return TC_ACT_OK;
+	}
+	copy = skb->mark == PME_FAULTS_DUP_MARK;
+	if (copy)
+		skb->mark = 0;
+	frame = __sync_fetch_and_add(&st->frames, 1);
+	count(PME_FC_FRAMES);
+	if (!copy) {
+		if (pme_faults_hit(draw(cfg, frame, PME_FD_DROP), cfg->drop_ppm)) {
+			count(PME_FC_DROPPED);
+			return TC_ACT_SHOT;
+		}
+		if (pme_faults_hit(draw(cfg, frame, PME_FD_CORRUPT), cfg->corrupt_ppm))
+			corrupt(skb, draw(cfg, frame, PME_FD_CORRUPT_WHERE));
+		if (pme_faults_hit(draw(cfg, frame, PME_FD_DUP), cfg->dup_ppm)) {
+			/* The copy passes this hook again, marked, before this call returns. */
+			__u32 mark = skb->mark;
+
+			skb->mark = PME_FAULTS_DUP_MARK;
+			if (bpf_clone_redirect(skb, skb->ifindex, 0) == 0)
+				count(PME_FC_DUPLICATED);
+			skb->mark = mark;
+		}
+	}
+	/* After the copy: a redirect clears the departure time it would have inherited. */
+	schedule(skb, cfg, st, frame);
+	return TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
