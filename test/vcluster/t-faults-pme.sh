@@ -1,0 +1,83 @@
+#!/bin/bash
+# PME's own transfers survive each kind of link fault: on a 2-node switched cluster with
+# the fault injector (maint/faults) on both nodes' data interfaces, pme_perf's
+# ping-pong and stream pass with every byte checked, and pme_once's stream of every
+# size class arrives exactly once, in order, intact, while the injector's counters show
+# the faults happened and PME's counters show it recovered (retransmitted, dropped the
+# corrupt, duplicate or out-of-order frames). The seed is fixed (PME_FAULT_SEED
+# overrides it), so a failure repeats; PME_TEST_FULL=1 streams longer.
+# "test && test || fail" is these tests' idiom for checks:
+# shellcheck disable=SC2015
+# shellcheck source=test/vcluster/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=test/vcluster/faults-lib.sh
+. "$(dirname "$0")/faults-lib.sh"
+vc_init vfp
+faults_init
+PERF=${builddir:-$VC_SRCDIR/build}/src/tools/pme_perf
+ONCE=${builddir:-$VC_SRCDIR/build}/test/vcluster/pme_once
+[ -x "$PERF" ] && [ -x "$ONCE" ] || fail "pme_perf or test/vcluster/pme_once is not built (make check builds them)"
+SEED=${PME_FAULT_SEED:-1313}
+SECONDS_ONCE=2
+[ "${PME_TEST_FULL:-0}" = 1 ] && SECONDS_ONCE=20
+
+vc_up "$NAME" --topology switch --nodes 2 >/dev/null
+
+# serve NODE PROGRAM ARGS...: start a server in NODE that writes its address to
+# $TMPD/addr; SERVER = its pid, ADDR = the address.
+serve() {
+    local node=$1
+    shift
+    rm -f "$TMPD/addr"
+    vc_in "$NAME" "$NAME-n$node" "$@" --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1 &
+    SERVER=$!
+    VC_BGPIDS+=("$SERVER")
+    for ((i = 0; i < 100; i++)); do
+        [ -s "$TMPD/addr" ] && break
+        kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "$1 did not start"; }
+        sleep 0.05
+    done
+    ADDR=$(cat "$TMPD/addr")
+}
+
+# run_kind LABEL COUNTER PME-EVIDENCE SETTINGS...: one fault kind.
+run_kind() {
+    local label=$1 counter=$2 evidence=$3 out
+    shift 3
+    "$FAULTS" apply --name "$NAME" clear reset "$@" "seed=$SEED" >/dev/null ||
+        fail "$label: maint/faults apply failed"
+
+    serve 1 "$PERF" server -i eth0 --verify
+    out=$(vc_in "$NAME" "$NAME-n0" "$PERF" client -i eth0 --peer "$ADDR" --verify \
+        -s 0,8,1000,9000,40000,1m -n 20 --seconds 0.2 2>&1) || {
+        echo "$out"; cat "$TMPD/server.out"; fail "$label: pme_perf failed"; }
+    wait "$SERVER" || { cat "$TMPD/server.out"; fail "$label: pme_perf server failed"; }
+    grep -q "all data verified" <<<"$out" || { echo "$out"; fail "$label: pme_perf did not verify"; }
+
+    serve 1 "$ONCE" recv -i eth0
+    out=$(vc_in "$NAME" "$NAME-n0" "$ONCE" send -i eth0 --peer "$ADDR" --seconds $SECONDS_ONCE 2>&1) ||
+        { echo "$out"; cat "$TMPD/server.out"; fail "$label: pme_once failed"; }
+    wait "$SERVER" || { cat "$TMPD/server.out"; fail "$label: pme_once receiver failed"; }
+    local both; both=$(printf '%s\n%s\n' "$out" "$(cat "$TMPD/server.out")")
+
+    local totals; totals=$("$FAULTS" totals --name "$NAME")
+    local n; n=$(kv "$counter" "$totals")
+    [ "$n" -gt 0 ] || fail "$label: the injector's $counter counter is 0 ($totals): the test proved nothing"
+    local pme=0 v
+    if [ -n "$evidence" ]; then
+        while read -r line; do
+            v=$(kv "$evidence" "$line")
+            pme=$((pme + ${v:-0}))
+        done < <(grep ' counters: ' <<<"$both")
+        [ "$pme" -gt 0 ] || { echo "$both"; fail "$label: PME's counters show no $evidence"; }
+    fi
+    say "ok: $label: pme_perf verified and $(sed -n 's/^pme_once: sent \([0-9]*\) messages.*/\1/p' <<<"$out") messages exactly once; injector $counter=$n${evidence:+, PME $evidence $pme}"
+}
+
+run_kind "drop 2%" dropped retransmits drop=2%
+run_kind "duplicate 2%" duplicated drop_duplicate dup=2%
+run_kind "corrupt 1%" corrupted drop_crc corrupt=1%
+run_kind "delay 10% by 2 ms" delayed "" delay=10%:2ms
+run_kind "reorder 5% by 1 ms" reordered "" reorder=5%:1ms
+"$FAULTS" apply --name "$NAME" detach >/dev/null || fail "detach failed"
+vc_check_down "$NAME"
