@@ -69,29 +69,33 @@ static __always_inline void corrupt(struct __sk_buff *skb, __u64 where)
 		count(PME_FC_CORRUPTED);
 }
 
-/* Delay and reorder: the departure time of this frame (0: as soon as possible). */
+/*
+ * Delay and reorder. While either is on, every frame gets an explicit departure time,
+ * never before the departure of the last frame kept in order (the floor): frames left
+ * to the qdisc's own clock could otherwise slip past held-back ones.
+ */
 static __always_inline void schedule(struct __sk_buff *skb, const struct pme_faults_cfg *cfg,
 				     struct pme_faults_state *st, __u64 frame)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u64 floor = st->floor_ns;
-	__u64 at = 0;
+	__u64 now, at;
 
+	if (!cfg->delay_ppm && !cfg->reorder_ppm)
+		return;
+	now = bpf_ktime_get_ns();
+	at = st->floor_ns > now ? st->floor_ns : now;
 	if (pme_faults_hit(draw(cfg, frame, PME_FD_DELAY), cfg->delay_ppm)) {
-		at = now + cfg->delay_ns;
+		if (now + cfg->delay_ns > at)
+			at = now + cfg->delay_ns;
 		count(PME_FC_DELAYED);
 	}
-	if (floor > now && floor > at)
-		at = floor; /* stay behind the frames delayed before this one */
 	if (pme_faults_hit(draw(cfg, frame, PME_FD_REORDER), cfg->reorder_ppm)) {
 		/* Later than the frames that follow, which keep the floor they had. */
-		at = (at > now ? at : now) + cfg->reorder_ns;
+		at += cfg->reorder_ns;
 		count(PME_FC_REORDERED);
-	} else if (at) {
+	} else {
 		st->floor_ns = at;
 	}
-	if (at)
-		skb->tstamp = at;
+	skb->tstamp = at;
 }
 
 SEC("tc")
