@@ -123,8 +123,13 @@ int pme_faults(struct __sk_buff *skb)
 	count(PME_FC_FRAMES);
 	if (!copy) {
 		if (pme_faults_hit(draw(cfg, frame, PME_FD_DROP), cfg->drop_ppm)) {
+			/*
+			 * Lost on the wire: STOLEN tells the sender it went out. SHOT
+			 * would fail its send() with ENOBUFS, and a sender that takes
+			 * that for a full queue (PME does) would just send it again.
+			 */
 			count(PME_FC_DROPPED);
-			return TC_ACT_SHOT;
+			return TC_ACT_STOLEN;
 		}
 		if (pme_faults_hit(draw(cfg, frame, PME_FD_CORRUPT), cfg->corrupt_ppm))
 			corrupt(skb, draw(cfg, frame, PME_FD_CORRUPT_WHERE));
