@@ -10,8 +10,10 @@
  *                                       clear (every probability 0) reset (counters and
  *                                       the PRNG's position back to 0)
  *   pme_faultctl show IFACE [--kv]      settings and counters (--kv: one key=value line)
- *   pme_faultctl needs-fq IFACE         "yes" if delay or reorder is on (fq must be the
- *                                       root qdisc then), "no" if not
+ *   pme_faultctl needs-line IFACE       "yes" if delay or reorder is on (they need the
+ *                                       delay line), "no" if not
+ *   pme_faultctl line IFACE             run the delay line (see pme_faults.h) until the
+ *                                       program is detached
  *
  * A new seed also restarts the PRNG at frame 0, so "set IFACE seed=N" before a run makes
  * the run's faults repeatable.
@@ -21,11 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "faultline.h"
 #include "pme_faults.h"
 #include "pme_faults.skel.h"
 #include "pme_wire.h"
@@ -45,7 +49,7 @@ static int die(const char *msg)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: pme_faultctl attach|detach|show|needs-fq IFACE\n"
+            "usage: pme_faultctl attach|detach|show|needs-line|line IFACE\n"
             "       pme_faultctl set IFACE [drop=P%%] [dup=P%%] [corrupt=P%%] [delay=P%%[:TIME]]\n"
             "                    [reorder=P%%[:TIME]] [seed=N] [salt=N] [ethertype=X] [clear] [reset]\n"
             "P is a percentage with up to 4 decimals (1%%, 0.05%%); TIME is e.g. 500us, 2ms\n");
@@ -139,7 +143,7 @@ static void fmt_time(char *out, size_t len, uint64_t ns)
 
 struct fault_maps {
     uint32_t prog_id;
-    int cfg, state, cnt;
+    int cfg, state, cnt, line;
 };
 
 static void close_maps(struct fault_maps *m)
@@ -150,12 +154,14 @@ static void close_maps(struct fault_maps *m)
         close(m->state);
     if (m->cnt >= 0)
         close(m->cnt);
+    if (m->line >= 0)
+        close(m->line);
 }
 
 /* open_maps: the maps of the program attached to ifname, or an error message. */
 static int open_maps(const char *ifname, struct fault_maps *m)
 {
-    m->cfg = m->state = m->cnt = -1;
+    m->cfg = m->state = m->cnt = m->line = -1;
     int rc = pme_tc_query(ifname, PME_TC_EGRESS, PME_TC_PRIO_FAULTS, &m->prog_id, err,
                           sizeof(err));
     if (rc)
@@ -171,10 +177,11 @@ static int open_maps(const char *ifname, struct fault_maps *m)
         m->state = pme_tc_prog_map(m->prog_id, PROG_NAME, "faults_state", err, sizeof(err));
     if (m->state >= 0)
         m->cnt = pme_tc_prog_map(m->prog_id, PROG_NAME, "faults_cnt", err, sizeof(err));
-    if (m->cnt < 0) {
-        rc = m->cfg < 0 ? m->cfg : m->state < 0 ? m->state : m->cnt;
+    if (m->cnt >= 0)
+        m->line = pme_tc_prog_map(m->prog_id, PROG_NAME, "faults_lstate", err, sizeof(err));
+    if (m->line < 0) {
         close_maps(m);
-        return rc;
+        return -ENOENT;
     }
     return 0;
 }
@@ -239,8 +246,12 @@ static int cmd_attach(const char *ifname)
         printf("%s: fault injector already attached (program id %u)\n", ifname, id);
         return 0;
     }
-    struct pme_faults_bpf *skel = pme_faults_bpf__open_and_load();
-    if (!skel) {
+    struct pme_faults_bpf *skel = pme_faults_bpf__open();
+    int ncpu = libbpf_num_possible_cpus();
+    if (skel && ncpu > 0)
+        bpf_map__set_max_entries(skel->maps.faults_slot, (uint32_t)ncpu);
+    if (!skel || pme_faults_bpf__load(skel)) {
+        pme_faults_bpf__destroy(skel);
         snprintf(err, sizeof(err), "cannot load the fault program: %s%s", strerror(errno),
                  errno == EPERM ? " (run as root)" : "");
         return die(err);
@@ -385,7 +396,7 @@ static int cmd_set(const char *ifname, int nwords, char **words)
     return rc ? die(err) : 0;
 }
 
-static int cmd_show(const char *ifname, int kv, int fq_query)
+static int cmd_show(const char *ifname, int kv, int line_query)
 {
     struct fault_maps m;
     if (open_maps(ifname, &m))
@@ -393,16 +404,19 @@ static int cmd_show(const char *ifname, int kv, int fq_query)
     uint32_t zero = 0;
     struct pme_faults_cfg cfg;
     struct pme_faults_state st;
+    struct pme_faults_line_state ls;
     uint64_t c[PME_FC_COUNT];
     int rc = map_io(bpf_map_lookup_elem(m.cfg, &zero, &cfg), "read the settings");
     if (!rc)
         rc = map_io(bpf_map_lookup_elem(m.state, &zero, &st), "read the state");
     if (!rc)
+        rc = map_io(bpf_map_lookup_elem(m.line, &zero, &ls), "read the delay line's state");
+    if (!rc)
         rc = read_counters(&m, c);
     close_maps(&m);
     if (rc)
         return die(err);
-    if (fq_query) {
+    if (line_query) {
         printf("%s\n", cfg.delay_ppm || cfg.reorder_ppm ? "yes" : "no");
         return 0;
     }
@@ -416,11 +430,17 @@ static int cmd_show(const char *ifname, int kv, int fq_query)
     fmt_time(dt, sizeof(dt), cfg.delay_ns);
     fmt_time(rt, sizeof(rt), cfg.reorder_ns);
     static const char *names[] = PME_FAULTS_COUNTER_NAMES;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    const char *line = now_ns - ls.alive_ns < PME_FAULTS_LINE_STALE_NS ? "up" : "down";
+    uint64_t held = ls.handed - ls.released;
     if (kv) {
         printf("iface=%s prog_id=%u ethertype=0x%04x seed=%" PRIu64 " salt=%" PRIu64
-               " position=%" PRIu64 " drop=%s dup=%s corrupt=%s delay=%s:%s reorder=%s:%s",
-               ifname, m.prog_id, cfg.ethertype, (uint64_t)cfg.seed, (uint64_t)cfg.salt,
-               (uint64_t)st.frames, drop, dup, cor, del, dt, reo, rt);
+               " position=%" PRIu64 " drop=%s dup=%s corrupt=%s delay=%s:%s reorder=%s:%s"
+               " line=%s line_held=%" PRIu64, ifname, m.prog_id, cfg.ethertype,
+               (uint64_t)cfg.seed, (uint64_t)cfg.salt, (uint64_t)st.frames, drop, dup, cor,
+               del, dt, reo, rt, line, held);
         for (int i = 0; i < PME_FC_COUNT; i++)
             printf(" %s=%" PRIu64, names[i], c[i]);
         printf("\n");
@@ -431,6 +451,7 @@ static int cmd_show(const char *ifname, int kv, int fq_query)
            (uint64_t)cfg.salt);
     printf("  settings: drop %s, dup %s, corrupt %s, delay %s by %s, reorder %s by %s\n", drop,
            dup, cor, del, dt, reo, rt);
+    printf("  delay line: %s, holding %" PRIu64 " in-order frames\n", line, held);
     printf("  counters:");
     for (int i = 0; i < PME_FC_COUNT; i++)
         printf("%s %s %" PRIu64, i ? "," : "", names[i], c[i]);
@@ -452,7 +473,9 @@ int main(int argc, char **argv)
         return cmd_set(ifname, argc - 3, argv + 3);
     if (!strcmp(cmd, "show") && (argc == 3 || (argc == 4 && !strcmp(argv[3], "--kv"))))
         return cmd_show(ifname, argc == 4, 0);
-    if (!strcmp(cmd, "needs-fq") && argc == 3)
+    if (!strcmp(cmd, "needs-line") && argc == 3)
         return cmd_show(ifname, 0, 1);
+    if (!strcmp(cmd, "line") && argc == 3)
+        return faultline_run(ifname, err, sizeof(err)) ? die(err) : 0;
     return usage();
 }

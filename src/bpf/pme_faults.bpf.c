@@ -4,11 +4,11 @@
  * drop, duplicate, corrupt one bit, delay, reorder, each with its own probability.
  * Test infrastructure: maint/faults loads it, sets it and reads its counters.
  *
- * Delay and reorder set the frame's earliest departure time (skb->tstamp), which the
- * fq qdisc honours; maint/faults installs fq as the interface's root qdisc for them.
- * A delayed frame holds back the frames after it (the link stalls, order is kept); a
- * reordered frame leaves later while the frames after it do not, so they overtake it.
- * Frames of other EtherTypes pass untouched and are only counted.
+ * Delay and reorder give a frame a departure time and hand it to the delay line (see
+ * pme_faults.h), which sends it then. A delayed frame holds back the frames after it
+ * (the link stalls, order is kept); a reordered frame leaves later while the frames
+ * after it do not, so they overtake it. Frames of other EtherTypes pass untouched and
+ * are only counted.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -38,6 +38,34 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } faults_cnt SEC(".maps");
+
+/* The delay line: the ring buffer it reads, and what it and the program share. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PME_FAULTS_LINE_RING);
+} faults_line SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pme_faults_line_state);
+} faults_lstate SEC(".maps");
+
+/* Where a frame is assembled for the ring buffer: one slot per CPU (the loader sets
+ * max_entries to the number of CPUs; the hook runs with migration disabled). */
+struct line_slot {
+	struct pme_faults_line_rec rec;
+	__u8 frame[PME_FAULTS_LINE_FRAME_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct line_slot);
+} faults_slot SEC(".maps");
 
 static __always_inline void count(__u32 what)
 {
@@ -69,18 +97,47 @@ static __always_inline void corrupt(struct __sk_buff *skb, __u64 where)
 		count(PME_FC_CORRUPTED);
 }
 
-/*
- * Delay and reorder. While either is on, every frame gets an explicit departure time,
- * never before the departure of the last frame kept in order (the floor): frames left
- * to the qdisc's own clock could otherwise slip past held-back ones.
- */
-static __always_inline void schedule(struct __sk_buff *skb, const struct pme_faults_cfg *cfg,
-				     struct pme_faults_state *st, __u64 frame)
+/* hand_over: the frame goes to the delay line, to leave at `at`. 0: it did. */
+static __always_inline int hand_over(struct __sk_buff *skb, __u64 at, int in_order,
+				     struct pme_faults_line_state *ls, __u64 now)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct line_slot *slot = bpf_map_lookup_elem(&faults_slot, &cpu);
+	__u32 len = skb->len;
+
+	if (!slot || len == 0 || len > PME_FAULTS_LINE_FRAME_MAX ||
+	    now - ls->alive_ns > PME_FAULTS_LINE_STALE_NS)
+		return -1;
+	if (bpf_skb_load_bytes(skb, 0, slot->frame, len))
+		return -1;
+	slot->rec.depart_ns = at;
+	slot->rec.len = len;
+	slot->rec.in_order = in_order;
+	if (bpf_ringbuf_output(&faults_line, slot, sizeof(slot->rec) + len, 0))
+		return -1;
+	if (in_order)
+		__sync_fetch_and_add(&ls->handed, 1);
+	return 0;
+}
+
+/*
+ * Delay and reorder: TC_ACT_OK to send the frame now, TC_ACT_STOLEN when the delay
+ * line took it. A frame kept in order leaves no earlier than the one before it (the
+ * floor), and goes through the line while in-order frames are still there.
+ */
+static __always_inline int schedule(struct __sk_buff *skb, const struct pme_faults_cfg *cfg,
+				    struct pme_faults_state *st, __u64 frame)
+{
+	__u32 zero = 0;
+	struct pme_faults_line_state *ls;
 	__u64 now, at;
+	int reorder;
 
 	if (!cfg->delay_ppm && !cfg->reorder_ppm)
-		return;
+		return TC_ACT_OK;
+	ls = bpf_map_lookup_elem(&faults_lstate, &zero);
+	if (!ls)
+		return TC_ACT_OK;
 	now = bpf_ktime_get_ns();
 	at = st->floor_ns > now ? st->floor_ns : now;
 	if (pme_faults_hit(draw(cfg, frame, PME_FD_DELAY), cfg->delay_ppm)) {
@@ -88,14 +145,21 @@ static __always_inline void schedule(struct __sk_buff *skb, const struct pme_fau
 			at = now + cfg->delay_ns;
 		count(PME_FC_DELAYED);
 	}
-	if (pme_faults_hit(draw(cfg, frame, PME_FD_REORDER), cfg->reorder_ppm)) {
+	reorder = pme_faults_hit(draw(cfg, frame, PME_FD_REORDER), cfg->reorder_ppm);
+	if (reorder) {
 		/* Later than the frames that follow, which keep the floor they had. */
 		at += cfg->reorder_ns;
 		count(PME_FC_REORDERED);
 	} else {
 		st->floor_ns = at;
+		if (at <= now && ls->handed == ls->released)
+			return TC_ACT_OK; /* nothing to wait for */
 	}
-	skb->tstamp = at;
+	if (hand_over(skb, at, !reorder, ls, now)) {
+		count(PME_FC_LINE_MISSED);
+		return TC_ACT_OK;
+	}
+	return TC_ACT_STOLEN;
 }
 
 SEC("tc")
@@ -108,7 +172,7 @@ int pme_faults(struct __sk_buff *skb)
 	__u64 frame;
 	int copy;
 
-	if (!cfg || !st)
+	if (!cfg || !st || skb->mark == PME_FAULTS_PASS_MARK)
 		return TC_ACT_OK;
 	/* The EtherType from the frame itself: a raw socket's skb->protocol need not be it. */
 	if (bpf_skb_load_bytes(skb, 12, &ethertype, 2) ||
@@ -143,9 +207,7 @@ int pme_faults(struct __sk_buff *skb)
 			skb->mark = mark;
 		}
 	}
-	/* After the copy: a redirect clears the departure time it would have inherited. */
-	schedule(skb, cfg, st, frame);
-	return TC_ACT_OK;
+	return schedule(skb, cfg, st, frame);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

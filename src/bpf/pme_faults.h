@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
 /*
  * pme_faults.h - what the fault injector (pme_faults.bpf.c) and its control program
- * (faultctl.c, run by maint/faults) share: the maps' names and their value layouts.
+ * (faultctl.c and faultline.c, run by maint/faults) share: the maps' names and their
+ * value layouts.
  *
  * One copy of the program is loaded per interface and attached to its TC egress hook,
  * so every map below describes one interface. The control program finds the maps again
  * through the program attached to the interface (no pinning, nothing left behind when
  * the interface or its network namespace goes away).
+ *
+ * Delay and reorder need somewhere to hold frames. The kernel's fq qdisc would honour
+ * a departure time set in skb->tstamp, but kernels are built without it (this
+ * project's machines are: no fq, no netem), so the program hands a held frame to the
+ * "delay line" instead: it copies the frame and its departure time into a ring buffer
+ * and steals it; the line (faultline.c, a process beside the program) sends it at
+ * that time through a packet socket whose frames carry PME_FAULTS_PASS_MARK, which
+ * the program lets through untouched.
  */
 #ifndef PME_FAULTS_H
 #define PME_FAULTS_H
@@ -23,8 +32,37 @@
  */
 #define PME_FAULTS_DUP_MARK 0x504d4544u /* "PMED" */
 
-/* The longest delay accepted: fq's default horizon drops frames due later than 10 s. */
+/* Frames the delay line sends: the program passes them untouched. */
+#define PME_FAULTS_PASS_MARK 0x504d4550u /* "PMEP" */
+
+/* The longest delay accepted. */
 #define PME_FAULTS_MAX_DELAY_NS 1000000000ull
+
+/* The delay line: the largest frame it holds (a veth's largest MTU plus the Ethernet
+ * header), the ring buffer between program and line, and how long the line may stay
+ * silent before the program stops handing it frames (it has died or is stuck). */
+#define PME_FAULTS_LINE_FRAME_MAX 65552u
+#define PME_FAULTS_LINE_RING (4u << 20)
+#define PME_FAULTS_LINE_STALE_NS 500000000ull
+
+/* A record of the ring buffer "faults_line": this header, then len bytes of frame. */
+struct pme_faults_line_rec {
+	__u64 depart_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u32 len;
+	__u32 in_order;      /* 1: counted in pme_faults_line_state, kept in order */
+};
+
+/*
+ * The one-entry, memory-mapped map "faults_lstate", shared by program and line: the
+ * program counts what it hands over, the line what it has sent and when it was last
+ * alive. While an in-order frame is still in the line, the frames after it must follow
+ * it through the line, or they would overtake it.
+ */
+struct pme_faults_line_state {
+	__u64 alive_ns;      /* line: last sign of life */
+	__u64 released;      /* line: in-order frames sent */
+	__u64 handed;        /* program: in-order frames handed over (atomic) */
+};
 
 /* Value of the one-entry map "faults_cfg", written by the control program. */
 struct pme_faults_cfg {
@@ -56,12 +94,14 @@ enum pme_faults_counter {
 	PME_FC_DELAYED,
 	PME_FC_REORDERED,
 	PME_FC_OTHER,        /* frames of other EtherTypes, passed untouched */
+	PME_FC_LINE_MISSED,  /* meant to be held, but the delay line was down or full */
 	PME_FC_COUNT
 };
 
 /* The order of this list is the order of enum pme_faults_counter. */
 #define PME_FAULTS_COUNTER_NAMES \
-	{ "frames", "dropped", "duplicated", "corrupted", "delayed", "reordered", "other" }
+	{ "frames", "dropped", "duplicated", "corrupted", "delayed", "reordered", "other", \
+	  "line_missed" }
 
 /* The decisions drawn for each frame, in the order the program takes them. */
 enum pme_faults_draw_kind {

@@ -13,7 +13,7 @@
  *         lost: N N N ...            (the numbers that never arrived, in order)
  *       A frame's number is written twice (n and ~n) so that one flipped bit anywhere
  *       cannot hide which frame it was; the rest of the frame is a pattern of its byte
- *       offsets. corrupted counts frames that differ from what was sent, onebit those
+ *       offsets and its number. corrupted counts frames that differ from what was sent, onebit those
  *       that differ in exactly one bit. out_of_order counts frames that arrived after a
  *       higher number had; max_gap_us is the longest wait between two arrivals.
  */
@@ -77,9 +77,11 @@ static int open_on(const char *ifname, unsigned ethertype, uint8_t mac[6])
     return s;
 }
 
-static uint8_t pattern(size_t off)
+/* Byte off of frame n: depends on n, so that a frame taken for another number differs
+ * from it in many bits, not in the one that was flipped. */
+static uint8_t pattern(size_t off, uint32_t n)
 {
-    return (uint8_t)(off * 7 + 3);
+    return (uint8_t)(off * 7 + 3 + n * 131 + (n >> 8));
 }
 
 /* The payload (after the Ethernet header) of frame n. */
@@ -87,7 +89,7 @@ static void fill(uint8_t *p, size_t size, uint32_t n)
 {
     struct probe_hdr h = {MAGIC, n, ~n};
     for (size_t i = 0; i < size; i++)
-        p[i] = pattern(i);
+        p[i] = pattern(i, n);
     memcpy(p, &h, sizeof(h));
 }
 
