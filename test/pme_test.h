@@ -36,6 +36,24 @@
         exit(77);                                                                 \
     } while (0)
 
+/* A test program's scenarios, by name: run all, or only the one named as the argument. */
+struct scenario {
+    const char *name;
+    void (*fn)(void);
+};
+
+static inline int run_scenarios(int argc, char **argv, const struct scenario *all, size_t n)
+{
+    int ran = 0;
+    for (size_t i = 0; i < n; i++)
+        if (argc < 2 || !strcmp(argv[1], all[i].name)) {
+            all[i].fn();
+            ran++;
+        }
+    CHECK(ran, "no scenario named %s", argv[1]);
+    return 0;
+}
+
 /* Seconds on the monotonic clock. */
 static inline double now_s(void)
 {

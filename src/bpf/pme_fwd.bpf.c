@@ -8,7 +8,7 @@
  * Frames for this node (or for every node), version 1 frames and everything that is
  * not PME pass untouched. The route table is pme_route.h's binary form.
  *
- * Offsets are those of wire version 2 (doc/design/wire-v2.h): after the 14-byte
+ * Offsets are those of wire version 2 (pme_wire.h's PME_WIRE_OFF_*): after the 14-byte
  * Ethernet header, version at 2, dst_node at 8 (big-endian), hops_left at 16, which
  * the frame's MAC does not cover, so forwarders may change it.
  */
@@ -18,11 +18,7 @@
 
 #include "pme_fwd.h"
 #include "pme_route.h"
-
-#define ETH_HLEN 14
-#define OFF_VERSION (ETH_HLEN + 2)
-#define OFF_DST_NODE (ETH_HLEN + 8)
-#define OFF_HOPS_LEFT (ETH_HLEN + 16)
+#include "pme_wire.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -67,6 +63,15 @@ struct fwd_view {
 	__u8 hops_left;
 } __attribute__((packed));
 
+/* The view starts at the EtherType, two bytes before the PME header. */
+#define VIEW_AT (PME_ETH_HLEN - 2)
+_Static_assert(VIEW_AT + __builtin_offsetof(struct fwd_view, version) == PME_WIRE_OFF_VERSION,
+	       "version offset differs from pme_wire.h");
+_Static_assert(VIEW_AT + __builtin_offsetof(struct fwd_view, dst_node) == PME_WIRE_OFF_DST_NODE,
+	       "dst_node offset differs from pme_wire.h");
+_Static_assert(VIEW_AT + __builtin_offsetof(struct fwd_view, hops_left) ==
+	       PME_WIRE_OFF_HOPS_LEFT, "hops_left offset differs from pme_wire.h");
+
 SEC("tc")
 int pme_fwd(struct __sk_buff *skb)
 {
@@ -79,11 +84,11 @@ int pme_fwd(struct __sk_buff *skb)
 
 	if (!self)
 		return TC_ACT_OK;
-	if (bpf_skb_load_bytes(skb, 12, &v.ethertype, 2) ||
+	if (bpf_skb_load_bytes(skb, VIEW_AT, &v.ethertype, 2) ||
 	    __builtin_bswap16(v.ethertype) != self->ethertype)
 		return count(PME_FWD_NOT_PME, TC_ACT_OK);
 	/* Too short for a version 2 header, or version 1: the endpoint judges it. */
-	if (bpf_skb_load_bytes(skb, 12, &v, sizeof(v)) || v.version < 2)
+	if (bpf_skb_load_bytes(skb, VIEW_AT, &v, sizeof(v)) || v.version < 2)
 		return count(PME_FWD_LOCAL, TC_ACT_OK);
 	dst = __builtin_bswap32(v.dst_node);
 	if (dst == self->node || dst == PME_NODE_ANY)
@@ -94,7 +99,7 @@ int pme_fwd(struct __sk_buff *skb)
 	if (v.hops_left <= 1)
 		return count(PME_FWD_HOP_LIMIT, TC_ACT_SHOT);
 	hops = v.hops_left - 1;
-	if (bpf_skb_store_bytes(skb, OFF_HOPS_LEFT, &hops, 1, 0) ||
+	if (bpf_skb_store_bytes(skb, PME_WIRE_OFF_HOPS_LEFT, &hops, 1, 0) ||
 	    bpf_skb_store_bytes(skb, 0, r->next_hop, 6, 0) ||
 	    bpf_skb_store_bytes(skb, 6, r->src_mac, 6, 0))
 		return TC_ACT_SHOT;

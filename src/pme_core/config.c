@@ -5,10 +5,13 @@
  * README's Performance section); every one can be overridden per job.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pme_internal.h"
 
@@ -19,8 +22,9 @@ void pme_config_init(struct pme_config *cfg)
     cfg->iface = NULL;
     cfg->ep_id = -1;
     cfg->job_key = 0;
+    cfg->auth = PME_AUTH_AUTO;
+    cfg->hop_limit = PME_HOP_LIMIT_DEFAULT;
     cfg->ethertype = PME_ETHERTYPE_DEFAULT;
-    cfg->checksum = 1;
     cfg->mtu = 0;
     cfg->eager_max = 32768;
     cfg->window = 64;
@@ -35,6 +39,63 @@ void pme_config_init(struct pme_config *cfg)
     cfg->local_procs = 0;
     cfg->ring_bytes = 16u << 20;
     cfg->counters_shm = 1;
+    cfg->helper = 0;
+    cfg->helper_us = 10000;
+}
+
+int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES])
+{
+    return pme_getrandom(secret, PME_SECRET_BYTES) ? PME_ERR_DEVICE : PME_OK;
+}
+
+/* The job secret from a file of 32 hexadecimal digits (white space ignored) that only
+ * its owner may read, as ssh insists for keys: a secret others can read is none. */
+static int read_secret(struct pme_config *cfg, const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        if (err)
+            snprintf(err, errlen, "PME_JOB_SECRET_FILE=%s cannot be read: %s", path,
+                     strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return PME_ERR_INVAL;
+    }
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (st.st_mode & 077) {
+        if (err)
+            snprintf(err, errlen, "PME_JOB_SECRET_FILE=%s may be read by others (mode %03o): "
+                     "chmod 600 it", path, (unsigned)(st.st_mode & 0777));
+        return PME_ERR_INVAL;
+    }
+    unsigned got = 0;
+    for (ssize_t i = 0; n > 0 && i < n; i++) {
+        char c = buf[i];
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+            continue;
+        int v = c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (v < 0 || got == 2 * PME_SECRET_BYTES) {
+            got = 0;
+            break;
+        }
+        cfg->secret[got / 2] = (uint8_t)(got % 2 ? cfg->secret[got / 2] | v : v << 4);
+        got++;
+    }
+    if (got != 2 * PME_SECRET_BYTES) {
+        if (err)
+            snprintf(err, errlen, "PME_JOB_SECRET_FILE=%s must hold %d hexadecimal digits "
+                     "(make one with: pme_info --new-secret > FILE)", path,
+                     2 * PME_SECRET_BYTES);
+        return PME_ERR_INVAL;
+    }
+    cfg->secret_len = PME_SECRET_BYTES;
+    return PME_OK;
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out, int sizes)
@@ -79,6 +140,22 @@ static int parse_bool(const char *s, int *out)
     return -1;
 }
 
+/* A value named by a word: the table ends with a NULL name. */
+struct choice {
+    const char *name;
+    int value;
+};
+
+static int parse_choice(const char *s, const struct choice *c, int *out)
+{
+    for (; c->name; c++)
+        if (!strcmp(s, c->name)) {
+            *out = c->value;
+            return 0;
+        }
+    return -1;
+}
+
 static int bad(char *err, size_t errlen, const char *var, const char *val, const char *want)
 {
     if (err)
@@ -111,14 +188,31 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
         cfg->ep_id = (int)u;
     }
     NUM("PME_JOB_KEY", job_key, UINT32_MAX, 0, "a 32-bit number")
+    static const struct choice auths[] = {{"auto", PME_AUTH_AUTO}, {"mac", PME_AUTH_MAC},
+                                          {"crc", PME_AUTH_CRC}, {"none", PME_AUTH_NONE},
+                                          {NULL, 0}};
+    if ((v = getenv("PME_AUTH")) && *v && parse_choice(v, auths, &cfg->auth))
+        return bad(err, errlen, "PME_AUTH", v, "auto, mac, crc or none");
+    if ((v = getenv("PME_JOB_SECRET_FILE")) && *v) {
+        int rc = read_secret(cfg, v, err, errlen);
+        if (rc)
+            return rc;
+    }
+    NUM("PME_NODE_ID", node_id, 0xFFFFFFFEu, 0, "a node id from 1 to 0xfffffffe")
+    NUM("PME_HOP_LIMIT", hop_limit, 255, 0, "a number of hops from 1 to 255")
+    if (!cfg->hop_limit)
+        return bad(err, errlen, "PME_HOP_LIMIT", getenv("PME_HOP_LIMIT"),
+                   "a number of hops from 1 to 255");
     NUM("PME_ETHERTYPE", ethertype, 0xFFFF, 0, "an EtherType such as 0x88b5")
     if (cfg->ethertype < 0x0600)
         return bad(err, errlen, "PME_ETHERTYPE", getenv("PME_ETHERTYPE"),
                    "a value of at least 0x0600 (smaller ones are frame lengths)");
     if ((v = getenv("PME_CHECKSUM")) && *v) {
+        /* the tunable of versions before authentication: 0 meant no checksum */
         if (parse_bool(v, &b))
             return bad(err, errlen, "PME_CHECKSUM", v, "1 or 0");
-        cfg->checksum = b;
+        if (!b)
+            cfg->auth = PME_AUTH_NONE;
     }
     NUM("PME_MTU", mtu, 65535, 1, "an MTU in bytes, at most 65535")
     NUM("PME_EAGER_MAX", eager_max, 1u << 30, 1, "a size such as 32k")
@@ -131,16 +225,10 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
-    if ((v = getenv("PME_WAIT")) && *v) {
-        if (!strcmp(v, "auto"))
-            cfg->wait_mode = PME_WAIT_AUTO;
-        else if (!strcmp(v, "spin"))
-            cfg->wait_mode = PME_WAIT_SPIN;
-        else if (!strcmp(v, "block"))
-            cfg->wait_mode = PME_WAIT_BLOCK;
-        else
-            return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
-    }
+    static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},
+                                          {"block", PME_WAIT_BLOCK}, {NULL, 0}};
+    if ((v = getenv("PME_WAIT")) && *v && parse_choice(v, waits, &cfg->wait_mode))
+        return bad(err, errlen, "PME_WAIT", v, "auto, spin or block");
     NUM("PME_SPIN_US", spin_us, 10000000, 0, "microseconds")
     NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
@@ -149,6 +237,12 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
             return bad(err, errlen, "PME_COUNTERS", v, "1 or 0");
         cfg->counters_shm = b;
     }
+    if ((v = getenv("PME_HELPER")) && *v) {
+        if (parse_bool(v, &b))
+            return bad(err, errlen, "PME_HELPER", v, "1 or 0");
+        cfg->helper = b;
+    }
+    NUM("PME_HELPER_US", helper_us, 10000000, 0, "microseconds, at most 10000000")
 #undef NUM
     return PME_OK;
 }

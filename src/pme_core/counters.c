@@ -11,12 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claim.h"
+#include "counters.h"
 #include "counters_shm.h"
-#include "pme_internal.h"
 
 struct pme_shm_state {
-    int fd;
-    char path[160];
+    int claim_fd;   /* holds the endpoint id (claim.h); -1 for loop endpoints */
+    int dir_fd;     /* the user's counter directory, -1 without a file */
+    int fd;         /* the counter file, locked while we live */
+    char name[96];  /* its name in dir_fd */
 };
 
 static uint64_t netns_id(void)
@@ -30,102 +33,159 @@ static const char *if_label(const struct pme_ep *ep)
     return ep->cfg.iface ? ep->cfg.iface : ep->cfg.device;
 }
 
-/* Try to claim ep_id: 0 on success (fd locked), PME_ERR_BUSY if a live process has it. */
-static int claim(struct pme_ep *ep, uint16_t id, int *fd_out, char *path, size_t pathlen,
-                 int32_t *owner)
+const char *pme_counters_base(void)
 {
-    snprintf(path, pathlen, "%s/%s%llu.%s.%u", PME_SHM_DIR, PME_SHM_PREFIX,
-             (unsigned long long)netns_id(), if_label(ep), id);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -errno;
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        struct pme_counters_shm h;
-        *owner = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? h.pid : 0;
-        close(fd);
-        return PME_ERR_BUSY;
-    }
-    *fd_out = fd;
-    return 0;
+    const char *b = getenv("PME_RUNTIME_DIR");
+    return b && *b ? b : PME_SHM_BASE_DEFAULT;
 }
 
-int pme_counters_open(struct pme_ep *ep)
+void pme_counters_dir(char *out, size_t len)
 {
-    int fd = -1, rc = 0;
-    int32_t owner = 0;
-    char path[160];
+    snprintf(out, len, "%s/%s%u", pme_counters_base(), PME_SHM_DIR_PREFIX, (unsigned)geteuid());
+}
+
+/* Open (creating it if needed) the user's counter directory, refusing one that others
+ * control: a symbolic link, another owner, or write permission for anyone else. */
+static int open_own_dir(struct pme_ep *ep, char *dir, size_t len)
+{
+    pme_counters_dir(dir, len);
+    if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+        pme_ep_set_error(ep, "cannot create %s: %s (set PME_RUNTIME_DIR to a directory of "
+                         "yours, or PME_COUNTERS=0 to run without published counters)",
+                         dir, strerror(errno));
+        return -1;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        pme_ep_set_error(ep, "cannot use %s: %s (PME refuses a symbolic link there; remove "
+                         "it, or set PME_COUNTERS=0)", dir,
+                         strerror(errno == ENOTDIR ? ELOOP : errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    const char *why = st.st_uid != geteuid()          ? "it belongs to another user"
+                      : st.st_mode & (S_IWGRP | S_IWOTH) ? "others may write to it"
+                                                         : NULL;
+    if (why) {
+        pme_ep_set_error(ep, "refusing to publish counters in %s: %s (owner uid %u, mode %03o); "
+                         "remove it (PME recreates it) or set PME_COUNTERS=0", dir, why,
+                         (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Create the counter file afresh in our own directory. Our claim on the id means no
+ * live endpoint uses this name, so whatever is there (a dead process's file, or
+ * anything planted) is removed, never opened or followed. */
+static int create_file(struct pme_ep *ep, struct pme_shm_state *st, uint16_t id)
+{
+    char dir[256];
+    st->dir_fd = open_own_dir(ep, dir, sizeof(dir));
+    if (st->dir_fd < 0)
+        return PME_ERR_DEVICE;
+    snprintf(st->name, sizeof(st->name), "%llu.%s.%u", (unsigned long long)netns_id(),
+             if_label(ep), id);
+    if (unlinkat(st->dir_fd, st->name, 0) < 0 && errno != ENOENT)
+        (void)0; /* the exclusive create below reports it */
+    st->fd = openat(st->dir_fd, st->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0640);
+    if (st->fd < 0 || flock(st->fd, LOCK_EX | LOCK_NB) < 0) {
+        pme_ep_set_error(ep, "cannot create %s/%s: %s (set PME_COUNTERS=0 to run without "
+                         "published counters)", dir, st->name, strerror(errno));
+        return PME_ERR_DEVICE;
+    }
+    return PME_OK;
+}
+
+/* Claim an endpoint id on the interface: the one asked for, or (none asked for) the
+ * first free one from a start that depends on the pid. */
+static int claim(struct pme_ep *ep, struct pme_shm_state *st, uint16_t *id_out)
+{
     bool explicit_id = ep->cfg.ep_id >= 0;
     uint16_t id = explicit_id ? (uint16_t)ep->cfg.ep_id : (uint16_t)(getpid() % PME_EP_ID_MAX);
-    if (strchr(if_label(ep), '/')) {
-        pme_ep_set_error(ep, "interface name \"%s\" is not valid", if_label(ep));
-        return PME_ERR_NODEV;
-    }
     if (!strcmp(ep->cfg.device, "loop")) {
-        /* Loop endpoints each have their own MAC: ids need no claim, and tests open
-         * thousands of them, so they get no file either. */
+        /* Loop endpoints each have their own MAC: ids need no claim (tests open
+         * thousands of them). */
         static uint16_t next_loop_id;
-        if (!explicit_id)
-            id = next_loop_id++ % (PME_EP_ID_MAX + 1);
-        rc = -ENODEV;
-        path[0] = 0;
+        *id_out = explicit_id ? id : next_loop_id++ % (PME_EP_ID_MAX + 1);
+        return PME_OK;
     }
-    for (int tries = 0; tries < 256 && rc != -ENODEV; tries++) {
-        rc = claim(ep, id, &fd, path, sizeof(path), &owner);
-        if (rc != PME_ERR_BUSY || explicit_id)
+    int owner = 0, e = 0, rc = PME_ERR_BUSY;
+    for (int tries = 0; tries < 256 && rc == PME_ERR_BUSY; tries++) {
+        rc = pme_claim_id(if_label(ep), id, &owner, &e);
+        if (rc >= 0) {
+            st->claim_fd = rc;
+            *id_out = id;
+            return PME_OK;
+        }
+        if (explicit_id)
             break;
         id = (uint16_t)((id + 1) % (PME_EP_ID_MAX + 1));
     }
-    if (rc == PME_ERR_BUSY) {
+    if (rc == PME_ERR_BUSY)
         pme_ep_set_error(ep,
                          "endpoint id %u on %s is in use by process %d: choose another "
                          "(PME_EP_ID) or leave it unset to pick a free one",
                          id, if_label(ep), owner);
-        return PME_ERR_BUSY;
+    else
+        pme_ep_set_error(ep, "cannot claim an endpoint id on %s: %s", if_label(ep),
+                         strerror(e));
+    return rc;
+}
+
+static void state_free(struct pme_shm_state *st)
+{
+    if (st->fd >= 0)
+        close(st->fd);
+    if (st->dir_fd >= 0) {
+        unlinkat(st->dir_fd, st->name, 0);
+        close(st->dir_fd);
     }
-    size_t bytes = pme_shm_size(PME_SHM_MAX_PEERS);
-    if (rc < 0) {
-        if (ep->cfg.counters_shm && rc != -ENODEV) {
-            pme_ep_set_error(ep, "cannot create %s: %s (set PME_COUNTERS=0 to run "
-                             "without published counters)", path, strerror(-rc));
-            return PME_ERR_DEVICE;
-        }
-        fd = -1;
-    }
-    /* A sparse file: only the pages of peers that exist are ever backed. Without
-     * published counters (or if the file cannot grow) the same layout lives in
-     * anonymous memory and the file only holds the lock. */
-    void *map = MAP_FAILED;
-    if (ep->cfg.counters_shm && fd >= 0 && ftruncate(fd, 0) == 0 &&
-        ftruncate(fd, (off_t)bytes) == 0)
-        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        if (fd >= 0 && ftruncate(fd, 0) < 0)
-            (void)0; /* the lock works without contents */
-        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    }
-    if (map == MAP_FAILED) {
-        if (fd >= 0) {
-            unlink(path);
-            close(fd);
-        }
-        pme_ep_set_error(ep, "cannot map counters: %s", strerror(errno));
-        return PME_ERR_NOMEM;
+    if (st->claim_fd >= 0)
+        close(st->claim_fd);
+    free(st);
+}
+
+int pme_counters_open(struct pme_ep *ep)
+{
+    if (!*if_label(ep) || strchr(if_label(ep), '/') || strlen(if_label(ep)) > 32) {
+        pme_ep_set_error(ep, "interface name \"%s\" is not valid", if_label(ep));
+        return PME_ERR_NODEV;
     }
     struct pme_shm_state *st = malloc(sizeof(*st));
-    if (!st) {
-        munmap(map, bytes);
-        if (fd >= 0) {
-            unlink(path);
-            close(fd);
-        }
+    if (!st)
+        return PME_ERR_NOMEM;
+    st->claim_fd = st->dir_fd = st->fd = -1;
+    st->name[0] = 0;
+    uint16_t id;
+    int rc = claim(ep, st, &id);
+    if (!rc && ep->cfg.counters_shm)
+        rc = create_file(ep, st, id);
+    if (rc) {
+        state_free(st);
+        return rc;
+    }
+    /* A sparse file: only the pages of peers that exist are ever backed. Without
+     * published counters the same layout lives in anonymous memory. */
+    size_t bytes = pme_shm_size(PME_SHM_MAX_PEERS);
+    void *map = MAP_FAILED;
+    if (st->fd >= 0 && ftruncate(st->fd, (off_t)bytes) == 0)
+        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
+    else if (st->fd < 0)
+        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) {
+        pme_ep_set_error(ep, "cannot map counters: %s", strerror(errno));
+        state_free(st);
         return PME_ERR_NOMEM;
     }
-    st->fd = fd;
-    snprintf(st->path, sizeof(st->path), "%s", path);
     ep->shm = map;
     ep->shm_state = st;
-    ep->ep_id = id;
+    ep->self.ep = id;
     ep->ctr = &ep->shm->ep;
     return PME_OK;
 }
@@ -136,10 +196,12 @@ void pme_counters_publish(struct pme_ep *ep)
     struct pme_counters_shm *h = ep->shm;
     h->layout = PME_SHM_LAYOUT;
     h->pid = getpid();
-    h->ep_id = ep->ep_id;
+    h->ep_id = ep->self.ep;
     h->ethertype = ep->cfg.ethertype;
-    memcpy(h->mac, ep->mac, 6);
-    h->checksum = (uint8_t)ep->cfg.checksum;
+    memcpy(h->mac, ep->self.mac, 6);
+    h->auth = (uint8_t)ep->keys.auth;
+    h->node = ep->self.node;
+    h->job_id = ep->keys.job_id;
     h->mtu = ep->mtu;
     h->netns = netns_id();
     snprintf(h->ifname, sizeof(h->ifname), "%s", if_label(ep));
@@ -158,49 +220,11 @@ void pme_counters_sync(struct pme_ep *ep)
 
 void pme_counters_close(struct pme_ep *ep)
 {
-    struct pme_shm_state *st = ep->shm_state;
     if (ep->shm)
         munmap(ep->shm, pme_shm_size(PME_SHM_MAX_PEERS));
     ep->shm = NULL;
     ep->ctr = NULL;
-    if (st) {
-        if (st->fd >= 0) {
-            unlink(st->path);
-            close(st->fd);
-        }
-        free(st);
-    }
+    if (ep->shm_state)
+        state_free(ep->shm_state);
     ep->shm_state = NULL;
-}
-
-struct pme_peer_counters *pme_counters_peer_slot(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_shm_peer *sp = &ep->shm->peers[idx];
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    memcpy(sp->mac, p->mac, 6);
-    sp->ep_id = p->ep_id;
-    __atomic_store_n(&ep->shm->npeers, idx + 1, __ATOMIC_RELEASE);
-    return &sp->c;
-}
-
-void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c)
-{
-    *c = *ep->ctr;
-}
-
-uint64_t pme_ep_activity(pme_ep_t *ep)
-{
-    return ep->ctr->rx_frames + ep->ctr->tx_frames;
-}
-
-int pme_peer_counters(pme_ep_t *ep, pme_peer_t idx, struct pme_counters *c)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p)
-        return PME_ERR_INVAL;
-    memset(c, 0, sizeof(*c));
-#define PME_COPY_FIELD(name) c->name = p->ctr->name;
-    PME_PEER_COUNTER_NAMES(PME_COPY_FIELD)
-#undef PME_COPY_FIELD
-    return PME_OK;
 }

@@ -1,11 +1,16 @@
 /*
  * counters_shm.h - the layout of an endpoint's counter file, which pme_info reads.
  *
- * Each open endpoint owns /dev/shm/pme.<netns>.<interface>.<endpoint id>, locked with
- * flock() for as long as the process lives: the lock is how endpoint ids are claimed
- * on an interface, and a file whose lock nobody holds is a leftover of a dead process.
- * The file holds the endpoint's counters and then one record per peer; pages of peers
- * that never existed are never touched, so the file stays small.
+ * Each open endpoint owns <dir>/<netns>.<interface>.<endpoint id>, where <dir> is
+ * pme-<uid> under $PME_RUNTIME_DIR (default /dev/shm): a directory of the user's own,
+ * mode 0750, which PME refuses to use when it is a symbolic link, belongs to someone
+ * else or is writable by others. Files are created afresh with O_EXCL|O_NOFOLLOW, mode
+ * 0640 (the user, the user's group and root read them), so nobody can make a process
+ * write through a planted link or keep it from starting by planting files. The file is
+ * locked with flock() for as long as the process lives; a file whose lock nobody holds
+ * is a leftover of a dead process. (Endpoint ids themselves are claimed elsewhere: see
+ * claim.h.) The file holds the endpoint's counters and then one record per peer; pages
+ * of peers that never existed are never touched, so the file stays small.
  */
 #ifndef PME_COUNTERS_SHM_H
 #define PME_COUNTERS_SHM_H
@@ -15,15 +20,16 @@
 #include "pme.h"
 #include "pme_internal.h"
 
-#define PME_SHM_DIR "/dev/shm"
-#define PME_SHM_PREFIX "pme."
+#define PME_SHM_BASE_DEFAULT "/dev/shm"
+#define PME_SHM_DIR_PREFIX "pme-"
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
-#define PME_SHM_LAYOUT 1
+#define PME_SHM_LAYOUT 2
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS
 
 struct pme_shm_peer {
-    uint8_t mac[6];
+    uint32_t node;
     uint16_t ep_id;
+    uint8_t mac[6];
     struct pme_peer_counters c;
 };
 
@@ -34,8 +40,10 @@ struct pme_counters_shm {
     uint16_t ep_id;
     uint16_t ethertype;
     uint8_t mac[6];
-    uint8_t checksum;
+    uint8_t auth;           /* enum pme_auth */
     uint8_t pad;
+    uint32_t node;
+    uint32_t job_id;
     uint32_t mtu;
     uint32_t npeers;
     uint64_t netns;
@@ -47,10 +55,31 @@ struct pme_counters_shm {
     struct pme_shm_peer peers[];
 };
 
+/* The directory of this user's counter files: pme-<euid> under $PME_RUNTIME_DIR or
+ * /dev/shm. */
+void pme_counters_dir(char *out, size_t len);
+/* The directory that holds every user's counter directories. */
+const char *pme_counters_base(void);
+
 /* Bytes of a counter file able to hold n peers. */
 static inline uint64_t pme_shm_size(uint32_t npeers)
 {
     return sizeof(struct pme_counters_shm) + (uint64_t)npeers * sizeof(struct pme_shm_peer);
+}
+
+/* The counters of peer idx, as the peer table creates it: the record names the peer. */
+static inline struct pme_peer_counters *pme_shm_peer_slot(struct pme_counters_shm *shm,
+                                                          uint32_t idx, uint32_t node,
+                                                          uint16_t ep_id,
+                                                          const uint8_t mac[6])
+{
+    struct pme_shm_peer *sp = &shm->peers[idx];
+    sp->node = node;
+    sp->ep_id = ep_id;
+    for (int i = 0; i < 6; i++)
+        sp->mac[i] = mac[i];
+    __atomic_store_n(&shm->npeers, idx + 1, __ATOMIC_RELEASE);
+    return &sp->c;
 }
 
 #endif

@@ -27,10 +27,19 @@ struct pme_dev_frame {
 
 struct pme_dev;
 
+/* Who the endpoint is, for a device that stamps or filters on it (the kernel device
+ * writes the source of every frame and keeps other jobs' and nodes' frames away). */
+struct pme_dev_who {
+    uint16_t ep_id;
+    uint32_t node;          /* 0: not known before the device gives its MAC */
+    uint32_t job_id;
+    uint32_t incarnation;
+};
+
 struct pme_dev_ops {
     const char *name;
     /* Open for endpoint ep_id; fill mac and mtu. On failure write err. */
-    int (*open)(struct pme_dev **dev, const struct pme_config *cfg, uint16_t ep_id,
+    int (*open)(struct pme_dev **dev, const struct pme_config *cfg, const struct pme_dev_who *who,
                 char *err, size_t errlen);
     void (*close)(struct pme_dev *dev);
     /* Deliver up to max waiting frames to fn; return how many, or a pme_status. */
@@ -50,6 +59,9 @@ struct pme_dev {
     uint8_t mac[6];
     unsigned mtu;
 };
+
+/* The loop device's test hook: cut it from its wire. */
+void pme_dev_loop_cut(struct pme_dev *dev);
 
 extern const struct pme_dev_ops pme_dev_ring_ops;
 extern const struct pme_dev_ops pme_dev_pcap_ops;

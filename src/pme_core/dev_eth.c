@@ -1,11 +1,18 @@
 /* dev_eth.c - the parts the libpcap and packet-ring devices share (see dev_eth.h). */
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dev_eth.h"
@@ -87,14 +94,150 @@ void pme_eth_filter_expr(char *out, size_t outlen, uint16_t ethertype, const uin
              ep_id);
 }
 
-int pme_eth_perm_error(const char *ifname, char *err, size_t errlen)
+#ifndef PME_BINDIR
+#define PME_BINDIR "/usr/local/bin"
+#endif
+
+/* The broker answers at once; a broker that does not is broken, not slow. */
+#define BROKER_TIMEOUT_MS 10000
+
+static int find_broker(char *path, size_t len, char *why, size_t whylen)
+{
+    const char *v = getenv("PME_RAWSOCK");
+    if (v && !strcmp(v, "0")) {
+        snprintf(why, whylen, "not used (PME_RAWSOCK=0)");
+        return -1;
+    }
+    if (v && *v) {
+        snprintf(path, len, "%s", v);
+        return 0;
+    }
+    snprintf(path, len, "%s/pme_rawsock", PME_BINDIR);
+    if (access(path, F_OK) == 0)
+        return 0;
+    for (const char *dir = getenv("PATH"); dir && *dir; dir += strcspn(dir, ":")) {
+        dir += *dir == ':';
+        int n = (int)strcspn(dir, ":");
+        if (n > 0 && snprintf(path, len, "%.*s/pme_rawsock", n, dir) < (int)len &&
+            access(path, F_OK) == 0)
+            return 0;
+    }
+    snprintf(why, whylen, "not installed (not in %s nor on PATH)", PME_BINDIR);
+    return -1;
+}
+
+/* The broker's answer on sock: a descriptor, or -1 with its reason in why (empty when
+ * it sent none). */
+static int receive_socket(int sock, char *why, size_t whylen)
+{
+    struct pollfd pfd = {.fd = sock, .events = POLLIN};
+    int n;
+    while ((n = poll(&pfd, 1, BROKER_TIMEOUT_MS)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0) {
+        snprintf(why, whylen, "no answer within %d s", BROKER_TIMEOUT_MS / 1000);
+        return -1;
+    }
+    char text[400];
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct iovec iov = {text, sizeof(text) - 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof(ctl.buf)};
+    ssize_t got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+    why[0] = 0;
+    if (got <= 0)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len == CMSG_LEN(sizeof(int))) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+        return fd;
+    }
+    text[got] = 0;
+    snprintf(why, whylen, "refused: %s", text);
+    return -1;
+}
+
+static void explain_spawn_error(const char *path, int e, char *why, size_t whylen)
+{
+    struct stat st;
+    if (e != EACCES || stat(path, &st)) {
+        snprintf(why, whylen, "cannot run %s: %s", path, strerror(e));
+        return;
+    }
+    char group[32];
+    struct group *g = getgrgid(st.st_gid);
+    if (g)
+        snprintf(group, sizeof(group), "%s", g->gr_name);
+    else
+        snprintf(group, sizeof(group), "%u", (unsigned)st.st_gid);
+    snprintf(why, whylen, "only group %s may run %s (ask an administrator)", group, path);
+}
+
+int pme_eth_broker_socket(const char *ifname, uint16_t ethertype, uint16_t ep_id,
+                          char *why, size_t whylen)
+{
+    char path[PATH_MAX];
+    if (find_broker(path, sizeof(path), why, whylen))
+        return -1;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+        snprintf(why, whylen, "cannot ask it: %s", strerror(errno));
+        return -1;
+    }
+    char et[16], ep[16];
+    snprintf(et, sizeof(et), "0x%04x", ethertype);
+    snprintf(ep, sizeof(ep), "%u", ep_id);
+    char *argv[] = {"pme_rawsock", "--fd",  "3", "--ethertype", et, "--endpoint", ep, "--",
+                    (char *)ifname, NULL};
+    char *envp[] = {NULL}; /* it needs nothing from ours */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+    pid_t pid;
+    int e = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (e) {
+        close(sv[0]);
+        explain_spawn_error(path, e, why, whylen);
+        return -1;
+    }
+    int fd = receive_socket(sv[0], why, whylen);
+    close(sv[0]);
+    if (fd < 0 && why[0])
+        kill(pid, SIGKILL); /* refused or silent: either way it has nothing more to say */
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (fd < 0 && !why[0])
+        snprintf(why, whylen, "%s ended without an answer (%s %d)", path,
+                 WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    return fd;
+}
+
+int pme_eth_perm_error_why(const char *ifname, const char *why, char *err, size_t errlen)
 {
     snprintf(err, errlen,
-             "no permission for raw Ethernet frames on %s: run as root, give the program "
-             "CAP_NET_RAW (setcap cap_net_raw+ep <program>), or use the kernel device "
-             "(PME_DEVICE=kernel with PME's kmod/ loaded)",
-             ifname);
+             "no permission for raw Ethernet frames on %s. Best first: (1) PME's kernel "
+             "driver (PME_DEVICE=kernel%s): no privilege, each process sees only its own "
+             "frames; (2) the broker pme_rawsock (doc/rawsock.md), whose group may send any "
+             "frame: %s; (3) CAP_NET_RAW (setcap cap_net_raw+ep PROGRAM): whoever runs the "
+             "program may read and send any frame anywhere",
+             ifname, access("/dev/pme", F_OK) == 0 ? ", /dev/pme is here" : ", needs /dev/pme",
+             why);
     return PME_ERR_PERM;
+}
+
+int pme_eth_perm_error(const char *ifname, char *err, size_t errlen)
+{
+    return pme_eth_perm_error_why(ifname, "not with PME_DEVICE=pcap, use the ring device", err,
+                                  errlen);
 }
 
 int pme_eth_down_error(const char *ifname, char *err, size_t errlen)

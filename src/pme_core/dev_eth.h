@@ -31,9 +31,21 @@ void *pme_eth_dev_new(size_t size, const struct pme_dev_ops *ops, const char *if
 /* How many bytes of a frame to keep: the largest frame of the MTU, and a VLAN tag. */
 #define PME_ETH_SNAPLEN(mtu) ((mtu) + PME_ETH_HLEN + 4u)
 
-/* The errors for a user without the right to raw frames on ifname, and for an
- * interface that is down. */
+/* A packet socket from PME's broker (src/tools/pme_rawsock.c) for a process that may
+ * not open one: bound to ifname, passing only frames of ethertype for endpoint ep_id at
+ * the interface's MAC, its filter locked. The broker is PME_RAWSOCK if set (0: none),
+ * else pme_rawsock next to PME's installed tools, else on PATH. Returns the
+ * descriptor, or -1 with why saying what became of the broker. */
+int pme_eth_broker_socket(const char *ifname, uint16_t ethertype, uint16_t ep_id,
+                          char *why, size_t whylen);
+
+/* The error for a process without the right to raw frames on ifname: the ways to get
+ * it, best first, each with its risk; why says what became of the broker. The second
+ * form is for a device that cannot use the broker (pcap). */
+int pme_eth_perm_error_why(const char *ifname, const char *why, char *err, size_t errlen);
 int pme_eth_perm_error(const char *ifname, char *err, size_t errlen);
+
+/* The error for an interface that is down. */
 int pme_eth_down_error(const char *ifname, char *err, size_t errlen);
 
 /* Send frames on a packet socket bound to the interface, gathered, without blocking:

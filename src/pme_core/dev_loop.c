@@ -8,10 +8,16 @@
  * a number of later frames), full (a send call takes only some of its frames, as a
  * full socket buffer does). A cut endpoint's frames vanish both ways, like a host
  * that died. Single-threaded by design: tests drive every endpoint from one thread.
+ * Each endpoint's queue has an eventfd that is readable while frames wait, so that
+ * blocking waits sleep on the loop device as they do on a real one; it is made on first
+ * use, since tests open thousands of loop endpoints and most never sleep.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "dev.h"
 
@@ -33,6 +39,7 @@ struct loop_dev {
     size_t queued;
     uint64_t overruns;
     int cut;
+    int efd;                /* readable while frames wait; -1 until asked for */
 };
 
 struct pme_loop_wire {
@@ -123,34 +130,43 @@ static struct loop_dev *find_mac(struct pme_loop_wire *w, const uint8_t *mac)
     return NULL;
 }
 
-void pme_loop_wire_cut(struct pme_loop_wire *w, pme_ep_t *ep)
+/* Detach a loop device from its wire: its frames vanish both ways, as if its host died
+ * (pme_loop_wire_cut in ep.c hands us the endpoint's device). */
+void pme_dev_loop_cut(struct pme_dev *dev)
 {
-    char addr[PME_ADDR_MAX];
-    unsigned m[6];
-    if (pme_ep_addr(ep, addr, sizeof(addr)) < 0 ||
-        sscanf(strchr(addr, ':') + 1, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
-               &m[5]) != 6)
-        return;
-    uint8_t mac[6];
-    for (int i = 0; i < 6; i++)
-        mac[i] = (uint8_t)m[i];
-    struct loop_dev *d = find_mac(w, mac);
-    if (d)
-        d->cut = 1;
+    ((struct loop_dev *)dev)->cut = 1;
 }
 
 #define LOOP_MAX_ORPHANS 1024
 
+/* Keep a frame for a MAC nobody has (tests take them); when too many wait, the oldest
+ * goes, so that what a test waits for is never the one thrown away. */
+static void keep_orphan(struct pme_loop_wire *w, struct loop_frame *f)
+{
+    f->next = w->orphans;
+    w->orphans = f;
+    if (++w->norphans <= LOOP_MAX_ORPHANS)
+        return;
+    struct loop_frame **pp = &w->orphans;
+    while ((*pp)->next)
+        pp = &(*pp)->next;
+    free(*pp);
+    *pp = NULL;
+    w->norphans--;
+}
+
 static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
 {
-    struct loop_dev *d = find_mac(w, f->data);
-    if (!d && w->norphans < LOOP_MAX_ORPHANS) {
-        f->next = w->orphans;
-        w->orphans = f;
-        w->norphans++;
+    if (f->len < 14) {
+        free(f); /* shorter than an Ethernet header: no NIC delivers it */
         return;
     }
-    if (!d || d->cut) {
+    struct loop_dev *d = find_mac(w, f->data);
+    if (!d) {
+        keep_orphan(w, f);
+        return;
+    }
+    if (d->cut) {
         free(f);
         return;
     }
@@ -160,10 +176,13 @@ static void deliver(struct pme_loop_wire *w, struct loop_frame *f)
         return;
     }
     f->next = NULL;
-    if (d->tail)
+    if (d->tail) {
         d->tail->next = f;
-    else
+    } else {
         d->head = f;
+        if (d->efd >= 0 && eventfd_write(d->efd, 1) < 0)
+            (void)0; /* a counter that cannot overflow at one per empty-to-busy change */
+    }
     d->tail = f;
     d->queued += f->len;
 }
@@ -274,13 +293,21 @@ static int loop_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
         free(f);
         n++;
     }
+    eventfd_t drained;
+    if (!d->head && d->efd >= 0 && eventfd_read(d->efd, &drained) < 0)
+        (void)0; /* already clear */
     return n;
 }
 
 static int loop_fd(struct pme_dev *dev)
 {
-    (void)dev;
-    return -1;
+    struct loop_dev *d = (struct loop_dev *)dev;
+    if (d->efd < 0) {
+        d->efd = eventfd(d->head ? 1 : 0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (d->efd < 0)
+            d->efd = -1;
+    }
+    return d->efd;
 }
 
 static uint64_t loop_overruns(struct pme_dev *dev)
@@ -288,10 +315,10 @@ static uint64_t loop_overruns(struct pme_dev *dev)
     return ((struct loop_dev *)dev)->overruns;
 }
 
-static int loop_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+static int loop_open(struct pme_dev **out, const struct pme_config *cfg, const struct pme_dev_who *who,
                      char *err, size_t errlen)
 {
-    (void)ep_id;
+    (void)who;
     struct pme_loop_wire *w = cfg->loop_wire;
     if (!w) {
         snprintf(err, errlen, "the loop device needs a wire (pme_loop_wire_create)");
@@ -301,6 +328,7 @@ static int loop_open(struct pme_dev **out, const struct pme_config *cfg, uint16_
     if (!d)
         return PME_ERR_NOMEM;
     d->base.ops = &pme_dev_loop_ops;
+    d->efd = -1;
     uint32_t id = w->next_mac++;
     uint8_t mac[6] = {0x02, 0x00, 0x00, (uint8_t)(id >> 16), (uint8_t)(id >> 8), (uint8_t)id};
     memcpy(d->base.mac, mac, 6);
@@ -325,6 +353,8 @@ static void loop_close(struct pme_dev *dev)
         d->head = f->next;
         free(f);
     }
+    if (d->efd >= 0)
+        close(d->efd);
     free(d);
 }
 

@@ -81,7 +81,7 @@ static int activate_error(pcap_t *pc, int rc, const char *ifname, char *err, siz
     }
 }
 
-static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, const struct pme_dev_who *who,
                          char *err, size_t errlen)
 {
     char ebuf[PCAP_ERRBUF_SIZE];
@@ -112,7 +112,7 @@ static int pcap_dev_open(struct pme_dev **out, const struct pme_config *cfg, uin
         return rc;
     }
     char filter[160];
-    pme_eth_filter_expr(filter, sizeof(filter), cfg->ethertype, d->base.mac, ep_id);
+    pme_eth_filter_expr(filter, sizeof(filter), cfg->ethertype, d->base.mac, who->ep_id);
     struct bpf_program prog;
     if (pcap_compile(d->pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
         pcap_setfilter(d->pc, &prog) < 0) {

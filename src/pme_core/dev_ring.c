@@ -9,6 +9,7 @@
  * socket), checks the status word of the next slot in memory, and makes no system call
  * while it waits; sleeping is poll() on the socket as before. libpcap still compiles the
  * kernel-side frame filter. Sends are the same gathered sendmsg() as the pcap device's.
+ * A process without CAP_NET_RAW gets its socket from PME's broker, pme_rawsock.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -206,48 +207,63 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
     return PME_OK;
 }
 
-static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg, uint16_t ep_id,
+/* Our own packet socket, or, without CAP_NET_RAW, one from PME's broker: that one comes
+ * bound, with a filter as narrow as attach_filter's that nobody can change. */
+static int open_socket(struct ring_dev *d, const struct pme_config *cfg, uint16_t ep_id,
+                       int *brokered, char *err, size_t errlen)
+{
+    /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
+    d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    *brokered = 0;
+    if (d->fd >= 0)
+        return PME_OK;
+    if (errno != EPERM && errno != EACCES) {
+        snprintf(err, errlen, "cannot open a packet socket: %s", strerror(errno));
+        return PME_ERR_DEVICE;
+    }
+    char why[320];
+    d->fd = pme_eth_broker_socket(cfg->iface, cfg->ethertype, ep_id, why, sizeof(why));
+    if (d->fd < 0)
+        return pme_eth_perm_error_why(cfg->iface, why, err, errlen);
+    *brokered = 1;
+    return PME_OK;
+}
+
+/* Every protocol, like libpcap's socket: only such a socket also gets the frames this
+ * host sends, which is how two endpoints on one interface reach each other. */
+static int bind_socket(struct ring_dev *d, const struct pme_config *cfg, char *err,
+                       size_t errlen)
+{
+    struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+                              .sll_protocol = htons(ETH_P_ALL),
+                              .sll_ifindex = (int)if_nametoindex(cfg->iface)};
+    if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) == 0)
+        return PME_OK;
+    if (errno == ENETDOWN)
+        return pme_eth_down_error(cfg->iface, err, errlen);
+    snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
+             strerror(errno));
+    return PME_ERR_DEVICE;
+}
+
+static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg,
+                         const struct pme_dev_who *who,
                          char *err, size_t errlen)
 {
-    int rc;
+    int rc, brokered;
     struct ring_dev *d = pme_eth_dev_new(sizeof(*d), &pme_dev_ring_ops, cfg->iface, &rc, err,
                                          errlen);
     if (!d)
         return rc;
-    /* Protocol 0: the socket takes no frames until it is bound, after the filter is in. */
-    d->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-    if (d->fd < 0) {
-        if (errno == EPERM || errno == EACCES) {
-            rc = pme_eth_perm_error(cfg->iface, err, errlen);
-        } else {
-            snprintf(err, errlen, "cannot open a packet socket: %s", strerror(errno));
-            rc = PME_ERR_DEVICE;
-        }
-        ring_dev_close(&d->base);
-        return rc;
-    }
     unsigned snaplen = PME_ETH_SNAPLEN(d->base.mtu);
-    rc = attach_filter(d, cfg, ep_id, snaplen, err, errlen);
+    rc = open_socket(d, cfg, who->ep_id, &brokered, err, errlen);
+    if (!rc && !brokered)
+        rc = attach_filter(d, cfg, who->ep_id, snaplen, err, errlen);
     if (!rc)
         rc = map_ring(d, cfg, snaplen, err, errlen);
+    if (!rc && !brokered)
+        rc = bind_socket(d, cfg, err, errlen);
     if (rc) {
-        ring_dev_close(&d->base);
-        return rc;
-    }
-    /* Every protocol, like libpcap's socket: only such a socket also gets the frames
-     * this host sends, which is how two endpoints on one interface reach each other. */
-    struct sockaddr_ll sll = {.sll_family = AF_PACKET,
-                              .sll_protocol = htons(ETH_P_ALL),
-                              .sll_ifindex = (int)if_nametoindex(cfg->iface)};
-    if (bind(d->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        int e = errno;
-        if (e == ENETDOWN) {
-            rc = pme_eth_down_error(cfg->iface, err, errlen);
-        } else {
-            snprintf(err, errlen, "cannot bind a packet socket to %s: %s", cfg->iface,
-                     strerror(e));
-            rc = PME_ERR_DEVICE;
-        }
         ring_dev_close(&d->base);
         return rc;
     }

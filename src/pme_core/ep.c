@@ -1,49 +1,28 @@
 /*
- * ep.c - endpoints: open and close, the peer table, addresses, errors.
+ * ep.c - endpoints: opening (the device, the endpoint's identity on the wire, its keys)
+ * and closing, and what does not change while one is open.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "pme_internal.h"
+#include "counters.h"
+#include "crc32c.h"
+#include "dev_eth.h"
+#include "msg.h"
+#include "progress.h"
 
 /* RTS frames carry the user header whole; keep it within a standard 1500-byte frame
  * so that peers with smaller MTUs can still take it. */
 #define MAX_HDR (1500 - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts))
 
-const char *pme_strerror(int status)
-{
-    switch (status) {
-    case PME_OK: return "success";
-    case PME_EAGAIN: return "resource temporarily unavailable; progress and retry";
-    case PME_ERR_INVAL: return "invalid argument";
-    case PME_ERR_NOMEM: return "out of memory";
-    case PME_ERR_NODEV: return "no such network interface";
-    case PME_ERR_IFDOWN: return "network interface is down";
-    case PME_ERR_PERM: return "no permission for raw Ethernet frames (CAP_NET_RAW)";
-    case PME_ERR_DEVICE: return "device error";
-    case PME_ERR_ADDR: return "malformed PME address";
-    case PME_ERR_VERSION: return "peer runs another PME wire version";
-    case PME_ERR_PEER_DEAD: return "peer stopped answering (timeout)";
-    case PME_ERR_TRUNC: return "message truncated by the receiver";
-    case PME_ERR_CANCELED: return "operation canceled";
-    case PME_ERR_TIMEOUT: return "timed out";
-    case PME_ERR_BUSY: return "endpoint id already in use on this interface";
-    case PME_ERR_NOSYS: return "device not available in this build";
-    default: return "unknown PME status";
-    }
-}
+/* ---- what does not change while the endpoint is open ---- */
 
-void pme_ep_set_error(struct pme_ep *ep, const char *fmt, ...)
+int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ep->err, sizeof(ep->err), fmt, ap);
-    va_end(ap);
+    return pme_addr_format(&ep->self, buf, len);
 }
 
 const char *pme_ep_last_error(pme_ep_t *ep)
@@ -51,179 +30,9 @@ const char *pme_ep_last_error(pme_ep_t *ep)
     return ep->err;
 }
 
-void pme_idxvec_push(struct pme_idxvec *v, uint32_t x)
-{
-    if (v->n == v->cap) {
-        uint32_t cap = v->cap ? v->cap * 2 : 64;
-        uint32_t *nv = realloc(v->v, cap * sizeof(*nv));
-        if (!nv)
-            abort();
-        v->v = nv;
-        v->cap = cap;
-    }
-    v->v[v->n++] = x;
-}
-
-int getrandom_u32(uint32_t *out)
-{
-    return getrandom(out, sizeof(*out), GRND_NONBLOCK) == sizeof(*out) ? 0 : -1;
-}
-
-/* Queue a peer for attention after the current receive batch (pump, ACK, credit). */
-void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p->dirty) {
-        p->dirty = true;
-        pme_idxvec_push(&ep->dirty, idx);
-    }
-}
-
-/* ---- the peer table ---- */
-
-static uint64_t peer_key(const uint8_t mac[6], uint16_t ep_id)
-{
-    uint64_t k = ep_id;
-    for (int i = 0; i < 6; i++)
-        k = (k << 8) | mac[i];
-    return k;
-}
-
-static uint32_t hash_slot(uint64_t key, uint32_t mask)
-{
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static int hash_grow(struct pme_ep *ep)
-{
-    uint32_t cap = ep->hash ? (ep->hash_mask + 1) * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof(*h));
-    if (!h)
-        return PME_ERR_NOMEM;
-    for (uint32_t i = 0; i < ep->npeers; i++) {
-        struct pme_peer *p = pme_peer_get(ep, i);
-        uint32_t s = hash_slot(peer_key(p->mac, p->ep_id), cap - 1);
-        while (h[s])
-            s = (s + 1) & (cap - 1);
-        h[s] = i + 1;
-    }
-    free(ep->hash);
-    ep->hash = h;
-    ep->hash_mask = cap - 1;
-    return PME_OK;
-}
-
-static int peer_new(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, pme_peer_t *out)
-{
-    if (ep->npeers == PME_MAX_PEERS) {
-        pme_ep_set_error(ep, "too many peers (at most %u per endpoint)", PME_MAX_PEERS);
-        return PME_ERR_NOMEM;
-    }
-    if (ep->npeers == ep->nchunks * PME_PEER_CHUNK) {
-        struct pme_peer **c = realloc(ep->chunks, (ep->nchunks + 1) * sizeof(*c));
-        if (!c)
-            return PME_ERR_NOMEM;
-        ep->chunks = c;
-        c[ep->nchunks] = calloc(PME_PEER_CHUNK, sizeof(struct pme_peer));
-        if (!c[ep->nchunks])
-            return PME_ERR_NOMEM;
-        ep->nchunks++;
-    }
-    if (!ep->hash || (ep->npeers + 1) * 2 > ep->hash_mask + 1) {
-        int rc = hash_grow(ep);
-        if (rc)
-            return rc;
-    }
-    pme_peer_t idx = ep->npeers++;
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    memset(p, 0, sizeof(*p));
-    memcpy(p->mac, mac, 6);
-    p->ep_id = ep_id;
-    p->tx_state = TX_NEW;
-    p->rto_us = ep->cfg.rto_us;
-    p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
-    p->ctr = pme_counters_peer_slot(ep, idx);
-    uint32_t s = hash_slot(peer_key(mac, ep_id), ep->hash_mask);
-    while (ep->hash[s])
-        s = (s + 1) & ep->hash_mask;
-    ep->hash[s] = idx + 1;
-    *out = idx;
-    return PME_OK;
-}
-
-int pme_peer_lookup(struct pme_ep *ep, const uint8_t mac[6], uint16_t ep_id, bool create,
-                    pme_peer_t *idx)
-{
-    /* Frames come in runs from the same peer: try the last one first. */
-    struct pme_peer *last = pme_peer_get(ep, ep->last_peer);
-    if (last && last->ep_id == ep_id && !memcmp(last->mac, mac, 6)) {
-        *idx = ep->last_peer;
-        return PME_OK;
-    }
-    if (ep->hash) {
-        uint64_t key = peer_key(mac, ep_id);
-        for (uint32_t s = hash_slot(key, ep->hash_mask); ep->hash[s];
-             s = (s + 1) & ep->hash_mask) {
-            struct pme_peer *p = pme_peer_get(ep, ep->hash[s] - 1);
-            if (p->ep_id == ep_id && !memcmp(p->mac, mac, 6)) {
-                *idx = ep->last_peer = ep->hash[s] - 1;
-                return PME_OK;
-            }
-        }
-    }
-    if (!create)
-        return PME_ERR_INVAL;
-    return peer_new(ep, mac, ep_id, idx);
-}
-
-/* ---- addresses: "pme<version>:<mac>/<endpoint id>" ---- */
-
-int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "pme%d:%02x:%02x:%02x:%02x:%02x:%02x/%u", PME_WIRE_VERSION,
-                     ep->mac[0], ep->mac[1], ep->mac[2], ep->mac[3], ep->mac[4], ep->mac[5],
-                     ep->ep_id);
-    if (n < 0 || (size_t)n >= len)
-        return PME_ERR_INVAL;
-    return n;
-}
-
-int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer)
-{
-    unsigned version, m[6], id;
-    char tail;
-    if (!addr || sscanf(addr, "pme%u:", &version) != 1) {
-        pme_ep_set_error(ep, "\"%s\" is not a PME address (expected pme%d:<mac>/<endpoint>)",
-                         addr ? addr : "(null)", PME_WIRE_VERSION);
-        return PME_ERR_ADDR;
-    }
-    if (version != PME_WIRE_VERSION) {
-        pme_ep_set_error(ep,
-                         "peer address \"%s\" is of PME wire version %u but this process "
-                         "speaks version %d: run every process of the job with the same "
-                         "PME build",
-                         addr, version, PME_WIRE_VERSION);
-        return PME_ERR_VERSION;
-    }
-    const char *rest = strchr(addr, ':') + 1;
-    if (sscanf(rest, "%2x:%2x:%2x:%2x:%2x:%2x/%u%c", &m[0], &m[1], &m[2], &m[3], &m[4],
-               &m[5], &id, &tail) != 7 || id > PME_EP_ID_MAX) {
-        pme_ep_set_error(ep, "\"%s\" is not a PME address (expected pme%d:<mac>/<endpoint>)",
-                         addr, PME_WIRE_VERSION);
-        return PME_ERR_ADDR;
-    }
-    uint8_t mac[6];
-    for (int i = 0; i < 6; i++)
-        mac[i] = (uint8_t)m[i];
-    return pme_peer_lookup(ep, mac, (uint16_t)id, true, peer);
-}
-
-/* ---- open and close ---- */
-
 size_t pme_ep_max_hdr(pme_ep_t *ep)
 {
-    size_t room = ep->mtu - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts);
-    return room < MAX_HDR ? room : MAX_HDR;
+    return ep->max_hdr;
 }
 
 size_t pme_ep_eager_max(pme_ep_t *ep)
@@ -251,6 +60,20 @@ size_t pme_peer_state_bytes(void)
     return sizeof(struct pme_peer) + sizeof(struct pme_peer_counters) + sizeof(uint32_t) * 2;
 }
 
+int pme_ep_auth(pme_ep_t *ep)
+{
+    return ep->keys.auth;
+}
+
+void pme_loop_wire_cut(struct pme_loop_wire *wire, pme_ep_t *ep)
+{
+    (void)wire;
+    if (ep->dev->ops == &pme_dev_loop_ops)
+        pme_dev_loop_cut(ep->dev);
+}
+
+/* ---- opening ---- */
+
 static int validate(const struct pme_config *cfg, char *err, size_t errlen)
 {
     if (cfg->window < 1 || cfg->window > 4096) {
@@ -271,7 +94,90 @@ static int validate(const struct pme_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "eager_max, rto_us or peer_timeout_ms is out of range");
         return PME_ERR_INVAL;
     }
+    if (cfg->node_id == PME_NODE_ANY || cfg->hop_limit == 0) {
+        snprintf(err, errlen, "node id 0x%08x or hop limit %u is out of range", cfg->node_id,
+                 cfg->hop_limit);
+        return PME_ERR_INVAL;
+    }
     return PME_OK;
+}
+
+/* A node id where none was given: a hash of the interface's MAC, so that every process
+ * using the interface agrees without being told (route tables, which need ids the
+ * administrator chose, give them explicitly). Never 0 or PME_NODE_ANY. */
+static uint32_t node_from_mac(const uint8_t mac[6])
+{
+    uint32_t n = pme_crc32c(0, mac, 6);
+    return n == 0 || n == PME_NODE_ANY ? 1 : n;
+}
+
+/* The node id a device that stamps sources must know at open: the one given, or the
+ * hash of the interface's MAC (0 when there is no interface to ask: the loop device). */
+static uint32_t node_before_open(const struct pme_config *cfg)
+{
+    uint8_t mac[6];
+    unsigned mtu;
+    char err[8];
+    if (cfg->node_id)
+        return cfg->node_id;
+    if (!cfg->iface || pme_eth_probe(cfg->iface, mac, &mtu, err, sizeof(err)))
+        return 0;
+    return node_from_mac(mac);
+}
+
+/* Who we are on the wire, once the device told us our MAC and MTU. */
+static int set_identity(struct pme_ep *ep, char *err, size_t errlen)
+{
+    ep->mtu = ep->dev->mtu;
+    if (ep->cfg.mtu) {
+        if (ep->cfg.mtu > ep->mtu) {
+            const char *ifn = ep->cfg_iface ? ep->cfg_iface : "(loop)";
+            snprintf(err, errlen,
+                     "PME_MTU %u is larger than the MTU %u of interface %s: raise the "
+                     "interface's MTU (ip link set dev %s mtu %u) or lower PME_MTU",
+                     ep->cfg.mtu, ep->mtu, ifn, ifn, ep->cfg.mtu);
+            return PME_ERR_INVAL;
+        }
+        ep->mtu = ep->cfg.mtu;
+    }
+    if (ep->mtu > 65535)
+        ep->mtu = 65535;
+    if (ep->mtu < PME_WIRE_MIN_FRAME) {
+        snprintf(err, errlen, "MTU %u is too small for PME (at least %d)", ep->mtu,
+                 PME_WIRE_MIN_FRAME);
+        return PME_ERR_INVAL;
+    }
+    size_t room = ep->mtu - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts);
+    ep->max_hdr = room < MAX_HDR ? room : MAX_HDR;
+    memcpy(ep->self.mac, ep->dev->mac, 6);
+    ep->self.node = ep->cfg.node_id ? ep->cfg.node_id : node_from_mac(ep->dev->mac);
+    ep->self.ethertype_be = htons(ep->cfg.ethertype);
+    ep->self.hop_limit = (uint8_t)ep->cfg.hop_limit;
+    return PME_OK;
+}
+
+static int set_keys(struct pme_ep *ep, char *err, size_t errlen)
+{
+    int auth = ep->cfg.auth;
+    if (auth == PME_AUTH_AUTO)
+        auth = ep->cfg.secret_len ? PME_AUTH_MAC : PME_AUTH_CRC;
+    if (pme_wire_keys_init(&ep->keys, auth, ep->cfg.secret, ep->cfg.secret_len,
+                           ep->cfg.job_key, err, errlen))
+        return PME_ERR_AUTH;
+    /* The secret now lives in the key schedule only. */
+    memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
+    return PME_OK;
+}
+
+static void ep_free(struct pme_ep *ep)
+{
+    if (ep->dev)
+        ep->dev->ops->close(ep->dev);
+    pme_counters_close(ep);
+    pme_wire_keys_wipe(&ep->keys);
+    free(ep->cfg_device);
+    free(ep->cfg_iface);
+    free(ep);
 }
 
 int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size_t errlen)
@@ -301,84 +207,57 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     ep->cfg_iface = cfg_in->iface ? strdup(cfg_in->iface) : NULL;
     ep->cfg.device = ep->cfg_device;
     ep->cfg.iface = ep->cfg_iface;
-    ep->ethertype_be = htons(cfg_in->ethertype);
-    if (getrandom_u32(&ep->incarnation))
-        ep->incarnation = (uint32_t)pme_now_ns() ^ (uint32_t)getpid();
-    if (!ep->incarnation)
-        ep->incarnation = 1;
-
-    /* Claim an endpoint id (a lock that dies with the process), then the device. */
+    ep->up = &pme_msg_upcalls;
+    if (pme_getrandom(&ep->self.incarnation, sizeof(ep->self.incarnation)))
+        ep->self.incarnation = (uint32_t)pme_now_ns() ^ (uint32_t)getpid();
+    if (!ep->self.incarnation)
+        ep->self.incarnation = 1;
+    rc = set_keys(ep, err, errlen);
+    if (rc)
+        goto fail;
+    /* Claim an endpoint id (held for as long as the process lives), then the device. */
     rc = pme_counters_open(ep);
     if (rc) {
         snprintf(err, errlen, "%s", ep->err);
         goto fail;
     }
-    rc = ops->open(&ep->dev, &ep->cfg, ep->ep_id, err, errlen);
+    struct pme_dev_who who = {ep->self.ep, node_before_open(&ep->cfg), ep->keys.job_id,
+                              ep->self.incarnation};
+    rc = ops->open(&ep->dev, &ep->cfg, &who, err, errlen);
     if (rc)
         goto fail;
-    memcpy(ep->mac, ep->dev->mac, 6);
-    ep->mtu = ep->dev->mtu;
-    if (ep->cfg.mtu) {
-        if (ep->cfg.mtu > ep->mtu) {
-            snprintf(err, errlen,
-                     "PME_MTU %u is larger than the MTU %u of interface %s: raise the "
-                     "interface's MTU (ip link set dev %s mtu %u) or lower PME_MTU",
-                     ep->cfg.mtu, ep->mtu, ep->cfg_iface ? ep->cfg_iface : "(loop)",
-                     ep->cfg_iface ? ep->cfg_iface : "(loop)", ep->cfg.mtu);
-            rc = PME_ERR_INVAL;
-            goto fail;
-        }
-        ep->mtu = ep->cfg.mtu;
-    }
-    if (ep->mtu > 65535)
-        ep->mtu = 65535;
-    if (ep->mtu < 256) {
-        snprintf(err, errlen, "MTU %u is too small for PME (at least 256)", ep->mtu);
-        rc = PME_ERR_INVAL;
+    rc = set_identity(ep, err, errlen);
+    if (rc)
         goto fail;
-    }
     pme_counters_publish(ep);
     pme_wait_init(ep);
+    if (ep->cfg.helper) {
+        rc = pme_helper_start(ep, err, errlen);
+        if (rc)
+            goto fail;
+    }
     *out = ep;
     return PME_OK;
 fail:
-    if (ep->dev)
-        ep->dev->ops->close(ep->dev);
-    pme_counters_close(ep);
-    free(ep->cfg_device);
-    free(ep->cfg_iface);
-    free(ep);
+    ep_free(ep);
     return rc;
 }
 
-static void free_sendreq(void *ptr, void *arg)
-{
-    struct pme_ep *ep = arg;
-    struct pme_sendreq *req = ptr;
-    pme_txmsg_free(ep, req->owned);
-    free(req);
-}
-
-static void free_rndv(void *ptr, void *arg)
-{
-    struct pme_ep *ep = arg;
-    struct pme_rndv *r = ptr;
-    if (r->hdrbuf)
-        pme_rxbuf_free(ep, r->hdrbuf);
-    free(r);
-}
+/* ---- closing ---- */
 
 void pme_ep_close(pme_ep_t *ep)
 {
     if (!ep)
         return;
-    /* Acknowledge what arrived: a peer whose last message we got must not retransmit
-     * it to nobody until its timeout. */
+    pme_helper_stop(ep);
+    /* Acknowledge what arrived (a peer whose last message we got must not retransmit it
+     * to nobody), then tell every peer this incarnation is gone. */
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         if (p->rx_open && p->tx_state != TX_FAILED && (p->unacked || p->ack_deadline))
-            pme_tx_ctrl(ep, i, PME_T_ACK, NULL, 0);
+            pme_link_ctrl(ep, i, PME_T_ACK, NULL, 0);
     }
+    pme_link_bye_all(ep);
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         struct pme_txmsg *m = p->q_head;
@@ -390,46 +269,15 @@ void pme_ep_close(pme_ep_t *ep)
         pme_cache_free(&ep->cache, p->asm_buf);
         p->asm_buf = NULL;
     }
-    pme_slots_each(&ep->sendreqs, free_sendreq, ep);
-    pme_slots_each(&ep->rndvs, free_rndv, ep);
-    /* Messages still queued as events own receive buffers. */
-    struct pme_event ev;
-    while (pme_next_event(ep, &ev))
-        if (ev.type == PME_EV_MSG)
-            pme_cache_free(&ep->cache, ev.priv_);
+    pme_sendreq_free_all(ep);
+    pme_rndv_free_all(ep);
+    pme_evq_free(ep);
     for (int i = 0; i < PME_TX_BATCH; i++)
         free(ep->bounce[i]);
-    pme_slots_free(&ep->sendreqs);
-    pme_slots_free(&ep->rndvs);
-    pme_evq_free(&ep->evq);
     pme_cache_destroy(&ep->cache);
-    ep->dev->ops->close(ep->dev);
-    pme_counters_close(ep);
-    for (uint32_t c = 0; c < ep->nchunks; c++)
-        free(ep->chunks[c]);
-    free(ep->chunks);
-    free(ep->hash);
-    free(ep->active.v);
-    free(ep->dirty.v);
-    free(ep->cfg_device);
-    free(ep->cfg_iface);
-    free(ep);
-}
-
-int pme_ep_flush(pme_ep_t *ep, int timeout_ms)
-{
-    uint64_t deadline = pme_now_ns() + (uint64_t)timeout_ms * 1000000u;
-    for (;;) {
-        pme_progress(ep);
-        bool busy = false;
-        for (uint32_t i = 0; i < ep->npeers && !busy; i++) {
-            struct pme_peer *p = pme_peer_get(ep, i);
-            busy = p->tx_state != TX_FAILED && p->q_head;
-        }
-        if (!busy && ep->sendreqs.used == 0)
-            return PME_OK;
-        if (timeout_ms >= 0 && pme_now_ns() >= deadline)
-            return PME_ERR_TIMEOUT;
-        pme_wait(ep, 1);
-    }
+    pme_peers_free(ep);
+    pme_idxvec_free(&ep->active);
+    pme_idxvec_free(&ep->dirty);
+    pme_idxvec_free(&ep->suspects);
+    ep_free(ep);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pme_internal.h"
+#include "msg.h"
 
 /* Append an event; the queue grows so that no completion is ever lost. */
 struct pme_event *pme_evq_push(struct pme_ep *ep, int type, int status, pme_peer_t peer)
@@ -32,7 +32,7 @@ struct pme_event *pme_evq_push(struct pme_ep *ep, int type, int status, pme_peer
     return e;
 }
 
-int pme_next_event(pme_ep_t *ep, struct pme_event *ev)
+int pme_evq_pop(struct pme_ep *ep, struct pme_event *ev)
 {
     struct pme_evq *q = &ep->evq;
     if (q->head == q->tail)
@@ -41,7 +41,7 @@ int pme_next_event(pme_ep_t *ep, struct pme_event *ev)
     return 1;
 }
 
-void pme_event_release(pme_ep_t *ep, struct pme_event *ev)
+void pme_evq_release(struct pme_ep *ep, struct pme_event *ev)
 {
     if (ev->type == PME_EV_MSG && ev->priv_) {
         pme_rxbuf_free(ep, ev->priv_);
@@ -49,8 +49,13 @@ void pme_event_release(pme_ep_t *ep, struct pme_event *ev)
     }
 }
 
-void pme_evq_free(struct pme_evq *q)
+/* The endpoint closes: messages still queued own receive buffers. */
+void pme_evq_free(struct pme_ep *ep)
 {
-    free(q->ev);
-    memset(q, 0, sizeof(*q));
+    struct pme_event ev;
+    while (pme_evq_pop(ep, &ev))
+        if (ev.type == PME_EV_MSG)
+            pme_cache_free(&ep->cache, ev.priv_);
+    free(ep->evq.ev);
+    memset(&ep->evq, 0, sizeof(ep->evq));
 }

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "pme_internal.h"
+#include "iovcur.h"
 
 uint64_t pme_iov_total(const struct iovec *iov, int iovcnt)
 {

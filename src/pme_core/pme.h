@@ -8,8 +8,11 @@
  *
  * Model
  *   - An endpoint (pme_ep_t) is one process's attachment to one NIC, identified on
- *     the wire by (MAC, endpoint id). Several processes on a node share a NIC, each
+ *     the wire by (node, endpoint id). Several processes on a node share a NIC, each
  *     with its own endpoint id.
+ *   - Frames are authenticated (a keyed MAC under a secret the job's processes share:
+ *     pme_config.secret) or, on a network where every host is trusted, only checked
+ *     for corruption (CRC32C): pme_config.auth.
  *   - Peers are added by address string (pme_ep_addr() of the other side) and named
  *     afterwards by a small integer (pme_peer_t).
  *   - A message is an opaque header (at most pme_ep_max_hdr() bytes) followed by
@@ -55,6 +58,7 @@ enum pme_status {
     PME_ERR_TIMEOUT = -13,  /* a wait or flush ran out of time */
     PME_ERR_BUSY = -14,     /* ep id in use on this interface */
     PME_ERR_NOSYS = -15,    /* device not built in */
+    PME_ERR_AUTH = -16,     /* authentication asked for without a usable job secret */
 };
 
 const char *pme_strerror(int status);
@@ -90,13 +94,31 @@ int pme_loop_wire_inject(struct pme_loop_wire *wire, const void *frame, size_t l
 size_t pme_loop_wire_take(struct pme_loop_wire *wire, const uint8_t mac[6], void *buf,
                           size_t len);
 
+/* How frames are protected (pme_config.auth, PME_AUTH). */
+enum pme_auth {
+    PME_AUTH_NONE = 0,  /* only the link's own check; CRCs present are still verified */
+    PME_AUTH_CRC = 1,   /* CRC32C over every frame: corruption, not forgery */
+    PME_AUTH_MAC = 2,   /* GMAC under the job's secret: corruption and forgery */
+    PME_AUTH_AUTO = 3,  /* MAC when a secret is given, else CRC (the default) */
+};
+
+#define PME_SECRET_BYTES 16
+
+/* A new job secret from the kernel's random source; 0 on success. */
+int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES]);
+
 struct pme_config {
     const char *device;         /* "ring", "pcap", "loop" or "kernel"   PME_DEVICE */
     const char *iface;          /* interface name (ring, pcap, kernel) PME_IFACE */
     int ep_id;                  /* endpoint id 0..65534, -1: from pid   PME_EP_ID */
-    uint32_t job_key;           /* frames with another key are dropped  PME_JOB_KEY */
+    uint32_t job_key;           /* job id without a secret (other jobs' frames are
+                                   dropped by it)                       PME_JOB_KEY */
+    int auth;                   /* enum pme_auth                        PME_AUTH */
+    uint8_t secret[PME_SECRET_BYTES]; /* the job's secret, if secret_len PME_JOB_SECRET_FILE */
+    unsigned secret_len;        /* 0 or PME_SECRET_BYTES */
+    uint32_t node_id;           /* this node's id, 0: from the MAC     PME_NODE_ID */
+    unsigned hop_limit;         /* hops a frame may take (1..255)       PME_HOP_LIMIT */
     uint16_t ethertype;         /* default 0x88B5                       PME_ETHERTYPE */
-    int checksum;               /* CRC32C over every frame, 1/0         PME_CHECKSUM */
     unsigned mtu;               /* 0: the interface's MTU               PME_MTU */
     size_t eager_max;           /* largest eager message                PME_EAGER_MAX */
     unsigned window;            /* frames in flight per peer (Go-Back-N N) PME_WINDOW */
@@ -112,6 +134,8 @@ struct pme_config {
     unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
     size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
+    int helper;                 /* a thread answers while the caller is away PME_HELPER */
+    unsigned helper_us;         /* how long away before it does         PME_HELPER_US */
     struct pme_loop_wire *loop_wire; /* the wire of the loop device */
 };
 
@@ -130,7 +154,8 @@ void pme_ep_close(pme_ep_t *ep);
 /* Progress until every send is acknowledged or timeout_ms passes. */
 int pme_ep_flush(pme_ep_t *ep, int timeout_ms);
 
-/* The endpoint's address, e.g. "pme1:02:00:0a:00:00:01/7". Returns the length
+/* The endpoint's address, e.g. "pme2:0a000001/7@02:00:0a:00:00:01" (node, endpoint
+ * id, MAC). Returns the length
  * (excluding NUL) or PME_ERR_INVAL when len is too small. */
 #define PME_ADDR_MAX 64
 int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len);
@@ -145,6 +170,7 @@ size_t pme_ep_max_hdr(pme_ep_t *ep);
 size_t pme_ep_eager_max(pme_ep_t *ep);
 unsigned pme_ep_mtu(pme_ep_t *ep);
 const char *pme_ep_device(pme_ep_t *ep); /* the device's name: "ring", "pcap", ... */
+int pme_ep_auth(pme_ep_t *ep);  /* enum pme_auth in force (never PME_AUTH_AUTO) */
 int pme_ep_fd(pme_ep_t *ep);    /* descriptor to sleep on, -1 if none */
 
 /* Send hdr (hdr_len <= pme_ep_max_hdr) and the bytes of iov to peer. Eager messages are
@@ -224,7 +250,10 @@ struct pme_counters {
     uint64_t drop_short, drop_foreign_key, drop_version, drop_crc, drop_not_mine,
              drop_out_of_order, drop_duplicate, drop_no_buffer, drop_unknown_peer,
              drop_bad_header;
-    uint64_t peers_failed, wait_spins, wait_sleeps;
+    uint64_t drop_auth;     /* no MAC, or a wrong one, where one is required */
+    uint64_t drop_replay;   /* an authentic frame seen before */
+    uint64_t drop_stale;    /* from an old incarnation of the peer (or ahead of its HELLO) */
+    uint64_t peers_failed, peers_closed, wait_spins, wait_sleeps, helper_passes;
     uint64_t rx_overruns;   /* frames the device's ring had no room for (sampled) */
 };
 #define PME_COUNTER_NAMES(X) \
@@ -235,8 +264,9 @@ struct pme_counters {
     X(credit_tx) X(credit_rx) X(credit_stalls) X(window_stalls) \
     X(drop_short) X(drop_foreign_key) X(drop_version) X(drop_crc) X(drop_not_mine) \
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
-    X(drop_bad_header) \
-    X(peers_failed) X(wait_spins) X(wait_sleeps) X(rx_overruns)
+    X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \
+    X(peers_failed) X(peers_closed) X(wait_spins) X(wait_sleeps) X(helper_passes) \
+    X(rx_overruns)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 /* A number that grows whenever a frame comes or goes: a caller tells an idle progress

@@ -4,35 +4,45 @@
  * (src/pme_core) and the kernel driver (kmod/), so it uses only <linux/types.h> and
  * no libc.
  *
+ * Version 2 changed the format once for everything that needed it:
+ *   - authentication: a per-job secret and a keyed MAC (GMAC, AES-128) over header and
+ *     payload, with a per-sender frame counter in the nonce;
+ *   - node addressing and routing: frames name source and destination nodes, so a node
+ *     with several NICs is one peer, and frames for a non-neighbour can be forwarded by
+ *     the nodes on the way (eBPF at TC ingress, the kernel driver later) under a hop
+ *     limit;
+ *   - kernel-stamped sources: everything the kernel driver writes for the sender
+ *     (Ethernet source, src_node, src_ep, incarnation) sits in the fixed header under
+ *     the MAC, so a frame whose source was changed fails authentication;
+ *   - rails: each frame names the rail whose sequence space its seq and ack belong to.
+ *
  * A PME frame is an Ethernet II frame of PME's EtherType (0x88B5 unless configured):
  *
- *   | dst MAC | src MAC | EtherType | pme_wire_hdr (32 B) | sub-header | payload |
+ *   | dst MAC | src MAC | EtherType | pme_wire_hdr (72 B) | sub-header | payload |
  *
- * All fields are big-endian. The first four bytes of pme_wire_hdr (destination
- * endpoint, version, type) keep their place and meaning in every version, so that a
- * receiver can filter on the endpoint in the kernel (BPF) and can tell a peer of
- * another version what it speaks (PME_T_VERSION_NAK keeps its number for ever).
- *
- * The CRC32C covers bytes [0, offsetof(crc)) of pme_wire_hdr and then everything after
- * the header up to hdr.len bytes; Ethernet padding after that is ignored.
+ * All fields are big-endian. Bytes 0..3 of the PME header (dst_ep, version, type) keep
+ * their place and meaning in every version (see PME_T_VERSION_NAK).
  */
 #ifndef PME_WIRE_H
 #define PME_WIRE_H
 
 #include <linux/types.h>
 
-#define PME_WIRE_VERSION 1
+#define PME_WIRE_VERSION 2
 #define PME_ETHERTYPE_DEFAULT 0x88B5
 #define PME_ETH_HLEN 14
-#define PME_EP_ID_MAX 0xFFFE        /* 0xFFFF is reserved */
+#define PME_EP_ID_MAX 0xFFFE            /* 0xFFFF is reserved */
+#define PME_NODE_ANY 0xFFFFFFFFu        /* never a real node */
+#define PME_WIRE_MIN_FRAME 256          /* smallest max_frame a peer may announce */
+#define PME_HOP_LIMIT_DEFAULT 16
 
 enum pme_wire_type {
-	/* Sequenced: carried by Go-Back-N, delivered once and in order. */
+	/* Sequenced (per peer and rail): Go-Back-N, delivered once and in order. */
 	PME_T_DATA = 1,         /* eager fragment: pme_wire_frag + bytes of hdr||data */
 	PME_T_RTS = 2,          /* rendezvous offer: pme_wire_rts + user header */
 	PME_T_CTS = 3,          /* rendezvous answer: pme_wire_cts */
 	PME_T_RDATA = 4,        /* rendezvous fragment: pme_wire_rdata + bytes */
-	PME_T_NOP = 5,          /* keepalive probe: no payload */
+	PME_T_NOP = 5,          /* sequenced no-op (window probe) */
 	/* Unsequenced control. */
 	PME_T_ACK = 16,         /* hdr.ack acknowledges every frame up to it */
 	PME_T_LOSE = 17,        /* a gap after hdr.ack: rewind to hdr.ack + 1 */
@@ -42,35 +52,52 @@ enum pme_wire_type {
 	PME_T_HELLO = 21,       /* open the sender's direction: pme_wire_hello */
 	PME_T_HELLO_ACK = 22,   /* answer to HELLO: pme_wire_hello, hdr.credit = grant */
 	PME_T_CREDIT_REQ = 23,  /* a stalled sender asks for the current credit limit */
-	PME_T_VERSION_NAK = 255,/* "I speak hdr.version": stable in every version */
+	PME_T_PING = 24,        /* liveness probe: pme_wire_ping; answered by PONG */
+	PME_T_PONG = 25,        /* answer to PING (from the process, its helper or the kernel) */
+	PME_T_BYE = 26,         /* this incarnation is gone (closed, or killed: kernel) */
+	PME_T_VERSION_NAK = 255,/* "I speak hdr.version": layout frozen for every version */
 };
-
-static inline int pme_wire_type_is_sequenced(unsigned int type)
-{
-	return type >= PME_T_DATA && type <= PME_T_NOP;
-}
 
 /* hdr.flags */
 #define PME_F_ACK_VALID   0x0001 /* hdr.ack and hdr.credit describe the reverse direction */
 #define PME_F_ACK_REQ     0x0002 /* acknowledge at once (window full, last fragment, probe) */
 #define PME_F_FIRST       0x0004 /* first fragment of a message */
 #define PME_F_LAST        0x0008 /* last fragment of a message */
-#define PME_F_NO_CRC      0x0010 /* hdr.crc is not set (sender runs without checksums) */
+#define PME_F_CHECK_CRC   0x0010 /* check[0..3] is CRC32C (no MAC) */
+#define PME_F_CHECK_MAC   0x0020 /* check[] is the GMAC tag */
+#define PME_F_KERNEL      0x0040 /* made by the kernel driver on the endpoint's behalf */
 
 struct pme_wire_hdr {
-	__be16 dst_ep;
-	__u8 version;
-	__u8 type;
-	__be16 src_ep;
-	__be16 len;             /* bytes after this header (sub-header + payload) */
-	__be32 job_key;
-	__be32 seq;             /* sequenced types: this frame's number */
-	__be32 ack;             /* last in-order sequence received from the destination */
-	__be32 credit;          /* eager credit limit granted to the destination (bytes, cumulative) */
-	__be16 flags;
-	__be16 aux;             /* type-specific */
-	__be32 crc;
-} __attribute__((packed));
+	__be16 dst_ep;          /*  0 */
+	__u8 version;           /*  2 */
+	__u8 type;              /*  3 */
+	__be16 src_ep;          /*  4 */
+	__be16 len;             /*  6: bytes after this header (sub-header + payload) */
+	__be32 dst_node;        /*  8 */
+	__be32 src_node;        /* 12 */
+	__u8 hops_left;         /* 16: forwarders decrement, drop at 0; outside the MAC */
+	__u8 rail;              /* 17: the sender's rail: seq/ack below belong to it */
+	__be16 flags;           /* 18 */
+	__be32 job_id;          /* 20: public id of the job's secret; cheap early drop */
+	__be32 seq;             /* 24: sequenced types: this frame's number on this rail */
+	__be32 ack;             /* 28: last in-order seq received from the destination (rail) */
+	__be32 credit;          /* 32: eager credit limit granted to the destination (bytes) */
+	__be16 aux;             /* 36: type-specific */
+	__be16 reserved;        /* 38: 0 */
+	__be32 incarnation;     /* 40: the sender endpoint's, random per open */
+	__be32 reserved2;       /* 44: 0 */
+	__be64 nonce;           /* 48: per-sender frame counter, never repeats per incarnation */
+	__u8 check[16];         /* 56: GMAC tag, or CRC32C in check[0..3], or zeros */
+} __attribute__((packed));  /* 72 bytes */
+
+/*
+ * The MAC (PME_F_CHECK_MAC): GMAC = AES-128-GCM with an empty plaintext, key = the job
+ * key (derived from the job secret), IV = the 20 bytes
+ *      src_node (4) || src_ep (2) || 0 (2) || incarnation (4) || nonce (8)
+ * (GCM's rule for IVs that are not 96 bits long applies), additional data = the header
+ * with hops_left and check[] zeroed, followed by the hdr.len bytes after the header.
+ * The CRC (PME_F_CHECK_CRC) covers the same bytes.
+ */
 
 /* PME_T_DATA: every fragment carries it; offset counts bytes of hdr||data. */
 struct pme_wire_frag {
@@ -88,36 +115,43 @@ struct pme_wire_rts {
 	__be64 total;           /* bytes of data offered */
 } __attribute__((packed));
 
-/* PME_T_CTS */
+/* PME_T_CTS (hdr.aux: PME_CTS_DISCARD) */
 struct pme_wire_cts {
 	__be32 send_id;
 	__be32 rndv_id;         /* the receiver's handle, carried by every RDATA */
 	__be64 accepted;        /* bytes to send; 0 discards the offer */
 } __attribute__((packed));
+#define PME_CTS_DISCARD 1
 
-/* hdr.aux of PME_T_CTS */
-#define PME_CTS_DISCARD 1       /* the receiver refused the offer */
-
-/* PME_T_RDATA */
+/* PME_T_RDATA: lands at offset (rails may carry fragments of one transfer). */
 struct pme_wire_rdata {
 	__be32 rndv_id;
 	__be32 pad;
-	__be64 offset;          /* of this fragment in the data */
+	__be64 offset;
 } __attribute__((packed));
 
 /* PME_T_HELLO and PME_T_HELLO_ACK */
 struct pme_wire_hello {
-	__be32 incarnation;     /* sender's: changes each time an endpoint opens */
 	__be32 echo;            /* HELLO_ACK: the incarnation of the HELLO answered */
-	__be32 first_seq;       /* HELLO: the first sequence number it will send */
-	__be16 max_frame;       /* largest frame (from EtherType on) it can receive */
-	__be16 pad;
+	__be32 first_seq;       /* the first sequence number it will send on this rail */
+	__be16 max_frame;       /* largest frame (from EtherType on) it takes, >= 256 */
+	__u8 nrails;            /* rails the sender has toward this peer */
+	__u8 pad;
+	__be32 features;        /* PME_FEAT_*: optional frame types the sender understands */
+} __attribute__((packed));
+
+/* PME_T_PING / PME_T_PONG */
+struct pme_wire_ping {
+	__be64 token;           /* echoed by PONG */
+	__be32 rcv_nxt;         /* PONG: the answerer's next expected seq from the pinger (rail) */
+	__be32 pad;
 } __attribute__((packed));
 
 /*
- * PME_T_VERSION_NAK: this layout is frozen for every version, so that whatever a peer
- * speaks it can read "the endpoint at src speaks version V" and trust it (magic and
- * CRC32C of the bytes before crc), instead of timing out.
+ * PME_T_VERSION_NAK: the first 16 bytes are frozen for every version, so that whatever
+ * a peer speaks it can read "the endpoint at src speaks version V". From version 2 on
+ * the frozen part is followed by pme_wire_nak_auth, so a job that authenticates can
+ * trust it (an unauthenticated NAK cannot cut a connection).
  */
 #define PME_VERSION_NAK_MAGIC 0x504d4556u /* "PMEV" */
 struct pme_wire_version_nak {
@@ -130,13 +164,34 @@ struct pme_wire_version_nak {
 	__be32 crc;             /* CRC32C of the 12 bytes above */
 } __attribute__((packed));
 
-/* Offsets a kernel-side filter may rely on (from the start of the Ethernet frame). */
-#define PME_WIRE_OFF_DST_EP  (PME_ETH_HLEN + 0)
-#define PME_WIRE_OFF_VERSION (PME_ETH_HLEN + 2)
-#define PME_WIRE_OFF_TYPE    (PME_ETH_HLEN + 3)
+struct pme_wire_nak_auth {
+	__be32 src_node;
+	__be32 incarnation;
+	__be32 job_id;
+	__be32 pad;
+	__be64 nonce;
+	__u8 tag[16];           /* GMAC as for a header, additional data = the 40 bytes before */
+} __attribute__((packed));
 
-/* Bytes of the header the CRC covers before the payload. */
-#define PME_WIRE_CRC_COVERED_HDR 28
+/* Offsets a kernel-side filter, forwarder or driver may rely on (from the start of the
+ * Ethernet frame). */
+#define PME_WIRE_OFF_DST_EP    (PME_ETH_HLEN + 0)
+#define PME_WIRE_OFF_VERSION   (PME_ETH_HLEN + 2)
+#define PME_WIRE_OFF_TYPE      (PME_ETH_HLEN + 3)
+#define PME_WIRE_OFF_SRC_EP    (PME_ETH_HLEN + 4)
+#define PME_WIRE_OFF_DST_NODE  (PME_ETH_HLEN + 8)
+#define PME_WIRE_OFF_SRC_NODE  (PME_ETH_HLEN + 12)
+#define PME_WIRE_OFF_HOPS_LEFT (PME_ETH_HLEN + 16)
+#define PME_WIRE_OFF_JOB_ID    (PME_ETH_HLEN + 20)
+#define PME_WIRE_OFF_INCARNATION (PME_ETH_HLEN + 40)
+
+/* Length of the GMAC IV described above. */
+#define PME_WIRE_MAC_IV_BYTES 20
+
+static inline int pme_wire_type_is_sequenced(unsigned int type)
+{
+	return type >= PME_T_DATA && type <= PME_T_NOP;
+}
 
 /*
  * Eager credit is counted in what one message costs the receiver's pool: its bytes

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "pme_internal.h"
+#include "msg.h"
 
 static size_t rx_free(const struct pme_ep *ep)
 {
@@ -92,12 +92,5 @@ void pme_rxbuf_free(struct pme_ep *ep, struct pme_rxbuf *b)
         pme_peer_mark_dirty(ep, b->peer);
     }
     pme_cache_free(&ep->cache, b);
-    pme_rx_send_go_if_room(ep);
-}
-
-void pme_ep_pool(pme_ep_t *ep, size_t *used, size_t *reserved, size_t *size)
-{
-    *used = ep->rx_used;
-    *reserved = ep->rx_reserved;
-    *size = ep->cfg.rx_pool_bytes;
+    pme_link_send_go_if_room(ep);
 }

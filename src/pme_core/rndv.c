@@ -13,9 +13,94 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pme_internal.h"
+#include "msg.h"
 
 /* ---- sender side ---- */
+
+/* The offer of a rendezvous send, holding its own copy of what it offers. */
+static struct pme_txmsg *rts_new(struct pme_ep *ep, const struct pme_sendreq *req)
+{
+    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RTS, req->hdr_len);
+    if (m) {
+        m->send_id = req->id;
+        m->hdr_len = req->hdr_len;
+        m->len = req->total;
+        memcpy(m->data, req->hdr, req->hdr_len);
+    }
+    return m;
+}
+
+int pme_rndv_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
+                  const struct iovec *iov, int iovcnt, uint64_t data_len, void *ctx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    size_t bytes = sizeof(struct pme_sendreq) + (size_t)iovcnt * sizeof(struct iovec) + hdr_len;
+    struct pme_sendreq *req = calloc(1, bytes);
+    uint32_t id = req ? pme_slots_put(&ep->sendreqs, req) : 0;
+    if (!id) {
+        free(req);
+        return PME_ERR_NOMEM;
+    }
+    req->state = SREQ_WAIT_CTS;
+    req->peer = idx;
+    req->id = id;
+    req->ctx = ctx;
+    req->total = data_len;
+    req->iov = (struct iovec *)(req + 1);
+    memcpy(req->iov, iov, (size_t)iovcnt * sizeof(*iov));
+    req->hdr = (uint8_t *)(req->iov + iovcnt);
+    req->hdr_len = (uint16_t)hdr_len;
+    if (hdr_len)
+        memcpy(req->hdr, hdr, hdr_len);
+    pme_iov_cursor_init(&req->cur, req->iov, iovcnt);
+    struct pme_txmsg *m = rts_new(ep, req);
+    if (!m) {
+        pme_slots_del(&ep->sendreqs, id);
+        free(req);
+        return PME_ERR_NOMEM;
+    }
+    p->rndv_out++;
+    ep->ctr->tx_rndv++;
+    p->ctr->tx_msgs++;
+    pme_link_enqueue(ep, idx, m);
+    pme_link_pump(ep, idx);
+    return PME_OK;
+}
+
+/* An eager message (queue item m, not yet started) that can never fit the peer's
+ * credit: make the offer of its copy; the request owns m from now on. */
+int pme_rndv_convert(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m,
+                     struct pme_txmsg **rts)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_sendreq *req = calloc(1, sizeof(*req) + sizeof(struct iovec));
+    uint32_t id = req ? pme_slots_put(&ep->sendreqs, req) : 0;
+    if (!id) {
+        free(req);
+        return PME_ERR_NOMEM;
+    }
+    req->state = SREQ_WAIT_CTS;
+    req->no_event = 1;
+    req->peer = idx;
+    req->id = id;
+    req->hdr_len = m->hdr_len;
+    req->hdr = m->data;
+    req->total = m->total - m->hdr_len;
+    req->iov = (struct iovec *)(req + 1);
+    req->iov[0].iov_base = m->data + m->hdr_len;
+    req->iov[0].iov_len = req->total;
+    pme_iov_cursor_init(&req->cur, req->iov, 1);
+    req->owned = m;
+    req->owned_bytes = m->total;
+    *rts = rts_new(ep, req);
+    if (!*rts) {
+        pme_slots_del(&ep->sendreqs, id);
+        free(req);
+        return PME_ERR_NOMEM;
+    }
+    p->rndv_out++;
+    return PME_OK;
+}
 
 void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status)
 {
@@ -35,9 +120,14 @@ void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status
     free(req);
 }
 
-void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_cts *cts,
+void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len,
                      uint16_t aux)
 {
+    if (len < sizeof(struct pme_wire_cts)) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
+    const struct pme_wire_cts *cts = (const void *)sub;
     struct pme_sendreq *req = pme_slots_get(&ep->sendreqs, ntohl(cts->send_id));
     if (!req || req->peer != idx || req->state != SREQ_WAIT_CTS) {
         ep->ctr->drop_bad_header++;
@@ -60,18 +150,31 @@ void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_ct
         return;
     }
     req->state = SREQ_SENDING;
-    m->req = req;
+    m->owner = req;
+    m->cur = &req->cur;
     m->len = accepted;
     m->rndv_id = ntohl(cts->rndv_id);
-    pme_tx_enqueue(ep, idx, m);
+    pme_link_enqueue(ep, idx, m);
     pme_peer_mark_dirty(ep, idx);
+}
+
+/* The data stream of a request is acknowledged (or its peer failed). */
+void pme_rndv_sent(struct pme_ep *ep, struct pme_txmsg *m, int status)
+{
+    pme_sendreq_complete(ep, m->owner, status);
 }
 
 /* ---- receiver side ---- */
 
-int pme_rndv_offer(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rts *rts,
-                   const uint8_t *hdr, size_t hdr_len)
+int pme_rndv_on_rts(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len)
 {
+    const struct pme_wire_rts *rts = (const void *)sub;
+    if (len < sizeof(*rts) || ntohs(rts->hdr_len) > len - sizeof(*rts)) {
+        ep->ctr->drop_bad_header++;
+        return 0;
+    }
+    const uint8_t *hdr = sub + sizeof(*rts);
+    size_t hdr_len = ntohs(rts->hdr_len);
     struct pme_peer *p = pme_peer_get(ep, idx);
     struct pme_rxbuf *b = pme_rxbuf_alloc(ep, idx, (uint32_t)hdr_len, false);
     if (!b)
@@ -111,6 +214,34 @@ static void rndv_free(struct pme_ep *ep, struct pme_rndv *r)
     free(r);
 }
 
+static void free_one(void *ptr, void *arg)
+{
+    rndv_free(arg, ptr);
+}
+
+/* The endpoint closes: every rendezvous receive goes, without events. */
+void pme_rndv_free_all(struct pme_ep *ep)
+{
+    pme_slots_each(&ep->rndvs, free_one, ep);
+    pme_slots_free(&ep->rndvs);
+}
+
+static void free_sendreq(void *ptr, void *arg)
+{
+    struct pme_ep *ep = arg;
+    struct pme_sendreq *req = ptr;
+    if (req->owned)
+        pme_txmsg_free(ep, req->owned);
+    free(req);
+}
+
+/* The endpoint closes: every rendezvous send goes, without events. */
+void pme_sendreq_free_all(struct pme_ep *ep)
+{
+    pme_slots_each(&ep->sendreqs, free_sendreq, ep);
+    pme_slots_free(&ep->sendreqs);
+}
+
 static void rndv_done(struct pme_ep *ep, struct pme_rndv *r, int status)
 {
     struct pme_event *e = pme_evq_push(ep, PME_EV_RECV_DONE, status, r->peer);
@@ -135,13 +266,13 @@ static int answer(struct pme_ep *ep, struct pme_rndv *r, uint64_t accepted, uint
     m->rndv_id = r->id;
     m->accepted = accepted;
     m->aux = aux;
-    pme_tx_enqueue(ep, r->peer, m);
-    pme_tx_pump(ep, r->peer);
+    pme_link_enqueue(ep, r->peer, m);
+    pme_link_pump(ep, r->peer);
     return PME_OK;
 }
 
-int pme_rndv_accept(pme_ep_t *ep, pme_rndv_t rndv, const struct iovec *iov, int iovcnt,
-                    void *ctx)
+int pme_rndv_do_accept(struct pme_ep *ep, pme_rndv_t rndv, const struct iovec *iov,
+                       int iovcnt, void *ctx)
 {
     struct pme_rndv *r = pme_slots_get(&ep->rndvs, rndv);
     if (!r || r->state != RNDV_OFFERED || iovcnt < 0 || (iovcnt && !iov))
@@ -182,7 +313,7 @@ int pme_rndv_accept(pme_ep_t *ep, pme_rndv_t rndv, const struct iovec *iov, int 
     return PME_OK;
 }
 
-int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv)
+int pme_rndv_do_discard(struct pme_ep *ep, pme_rndv_t rndv)
 {
     struct pme_rndv *r = pme_slots_get(&ep->rndvs, rndv);
     if (!r || r->state != RNDV_OFFERED)
@@ -198,9 +329,15 @@ int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv)
     return PME_OK;
 }
 
-void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rdata *rd,
-                       const uint8_t *payload, size_t len)
+void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len)
 {
+    const struct pme_wire_rdata *rd = (const void *)sub;
+    if (len < sizeof(*rd)) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
+    const uint8_t *payload = sub + sizeof(*rd);
+    len -= sizeof(*rd);
     struct pme_rndv *r = pme_slots_get(&ep->rndvs, ntohl(rd->rndv_id));
     uint64_t off = be64toh(rd->offset);
     if (!r || r->peer != idx || r->state != RNDV_ACCEPTED || off != r->received ||

@@ -1,124 +1,44 @@
 /*
- * timers.c - retransmission (Appendix B, S2), delayed ACKs, keepalives, and the
- * verdict that a peer is dead.
+ * timers.c - firing the link's timers (rto.c arms them): retransmission after a loss
+ * (Go back N), delayed ACKs, keepalive probes, and the verdict that a peer is dead.
  *
- * Only peers with a deadline are on the endpoint's timer list, so an endpoint with
- * thousands of quiet peers does no per-peer work in progress.
+ * Liveness is judged on what a peer owes, never on silence: a peer becomes suspect when
+ * something we sent it (frames, a handshake, a keepalive probe) has gone unanswered for
+ * the peer timeout, counted from when it began to owe it or from the last frame it
+ * sent, whichever is later. Two peers with nothing to say may stay quiet for ever. A
+ * suspect is not yet dead: the timer that finds it only marks it, and progress drains
+ * the device before the verdict, because an answer may be waiting there unread (a
+ * process that computed for a long time runs its timers before it reads).
  */
+#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pme_internal.h"
+#include "link.h"
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
-#define KEEPALIVE_MAX_NS 1000000000ull
-#define RTO_CEILING_US 1000000u  /* no retransmission waits more than a second */
 
-static void track(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p->active) {
-        p->active = true;
-        pme_idxvec_push(&ep->active, idx);
-    }
-    if (deadline < ep->next_timer_ns || !ep->next_timer_ns)
-        ep->next_timer_ns = deadline;
-}
-
-void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    p->keepalive_armed = false;
-    p->rto_deadline = ep->now + (uint64_t)p->rto_us * 1000u;
-    track(ep, idx, p->rto_deadline);
-}
-
-void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->ack_deadline)
-        return;
-    /* Long enough for a reply to carry the ACK, short against the sender's timer. */
-    p->ack_deadline = ep->now + (uint64_t)ep->cfg.rto_us * 250u;
-    track(ep, idx, p->ack_deadline);
-}
-
-/* The retransmission timeout before backoff: the configured minimum, or the measured
- * round trip plus four times its variation when that is longer (as TCP does), so a
- * loaded node whose peers answer late is not flooded with spurious retransmissions. */
-uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p)
-{
-    uint64_t rto = (uint64_t)p->srtt_us + 4ull * p->rttvar_us;
-    if (rto < ep->cfg.rto_us)
-        rto = ep->cfg.rto_us;
-    return rto > RTO_CEILING_US ? RTO_CEILING_US : (uint32_t)rto;
-}
-
-void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns)
-{
-    (void)ep;
-    uint32_t rtt = (uint32_t)(rtt_ns / 1000u);
-    if (!p->srtt_us) {
-        p->srtt_us = rtt ? rtt : 1;
-        p->rttvar_us = rtt / 2;
-        return;
-    }
-    uint32_t dev = rtt > p->srtt_us ? rtt - p->srtt_us : p->srtt_us - rtt;
-    p->rttvar_us = p->rttvar_us - p->rttvar_us / 4 + dev / 4;
-    p->srtt_us = p->srtt_us - p->srtt_us / 8 + rtt / 8;
-    if (!p->srtt_us)
-        p->srtt_us = 1;
-}
-
-static uint64_t keepalive_ns(const struct pme_ep *ep)
-{
-    uint64_t k = (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull / 4;
-    return k < KEEPALIVE_MAX_NS ? k : KEEPALIVE_MAX_NS;
-}
-
-/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO. */
-static bool waiting_on_peer(const struct pme_peer *p)
-{
-    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
-           p->credit_stalled;
-}
-
-/* Choose the peer's next deadline after its state changed: the retransmission timer
- * while the peer owes us something; a keepalive while a rendezvous with it is open
- * (its answer or its data may take long, but a dead peer must not make us wait for
- * ever); none otherwise. */
-void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW) {
-        p->rto_deadline = 0;
-        return;
-    }
-    if (waiting_on_peer(p)) {
-        if (!p->rto_deadline || p->keepalive_armed)
-            pme_timer_arm_rto(ep, idx);
-        return;
-    }
-    if (p->rndv_in || p->rndv_out) {
-        uint64_t d = p->last_rx_ns + keepalive_ns(ep);
-        if (d <= ep->now)
-            d = ep->now + keepalive_ns(ep);
-        p->rto_deadline = d;
-        p->keepalive_armed = true;
-        track(ep, idx, d);
-        return;
-    }
-    p->rto_deadline = 0;
-}
-
-/* Send a sequenced no-op: its ACK (or its absence) tells whether the peer lives. */
+/* Probe the peer: its PONG (or the absence of one) tells whether it lives. The same
+ * token is sent again at each retransmission timeout until the answer comes. */
 static void keepalive(struct pme_ep *ep, pme_peer_t idx)
 {
-    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_NOP, 0);
-    if (!m)
-        return;
-    pme_tx_enqueue(ep, idx, m);
-    pme_tx_pump(ep, idx);
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p->ping_out) {
+        p->ping_out = true;
+        p->ping_token = ep->nonce + 1;
+    }
+    struct pme_wire_ping ping = {htobe64(p->ping_token), 0, 0};
+    pme_link_ctrl(ep, idx, PME_T_PING, &ping, sizeof(ping));
+    pme_timer_arm_rto(ep, idx);
+}
+
+/* Has the peer owed us an answer for longer than the peer timeout? */
+static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    if (!pme_peer_owes(p) || !p->owed_since_ns)
+        return false;
+    uint64_t since = p->owed_since_ns > p->last_rx_ns ? p->owed_since_ns : p->last_rx_ns;
+    return ep->now - since > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
 }
 
 static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
@@ -127,40 +47,41 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     p->rto_deadline = 0;
     if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW)
         return;
-    bool owed = waiting_on_peer(p);
+    bool owed = pme_peer_owes(p);
     if (!owed && !p->rndv_in && !p->rndv_out)
         return;
-    if (ep->now - p->last_rx_ns > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull) {
-        pme_ep_set_error(ep,
-                         "peer %02x:%02x:%02x:%02x:%02x:%02x/%u did not answer for %u ms "
-                         "(PME_PEER_TIMEOUT_MS): its process died, its node is down, or it "
-                         "computed longer than that without calling into PME",
-                         p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
-                         p->ep_id, ep->cfg.peer_timeout_ms);
-        pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
-        return;
+    if (overdue(ep, p)) {
+        if (!p->suspect) {
+            p->suspect = true;
+            pme_idxvec_push(&ep->suspects, idx);
+        }
+        return; /* the verdict comes after progress has drained the device */
     }
     if (owed) {
         ep->ctr->rto_fired++;
         p->ctr->rto_fired++;
         if (p->rto_us < pme_rto_base(ep, p) * RTO_MAX_FACTOR)
             p->rto_us *= 2;
-        if (p->rto_us > RTO_CEILING_US)
-            p->rto_us = RTO_CEILING_US;
+        if (p->rto_us > PME_RTO_CEILING_US)
+            p->rto_us = PME_RTO_CEILING_US;
     }
     if (p->tx_state == TX_HELLO) {
-        pme_tx_hello(ep, idx);
+        pme_link_hello(ep, idx);
+        return;
+    }
+    if (p->ping_out) {
+        keepalive(ep, idx);
         return;
     }
     if (pme_peer_has_inflight(p) || p->stopped) {
         /* Go back N: everything from the first unacknowledged frame, the first of
          * them asking for an ACK at once. */
-        pme_tx_rewind(ep, p, p->snd_una);
+        pme_link_rewind(ep, p, p->snd_una);
         p->probe = true;
-        pme_tx_pump(ep, idx);
+        pme_link_pump(ep, idx);
     } else if (p->credit_stalled) {
-        pme_tx_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
-    } else if (ep->now - p->last_rx_ns >= keepalive_ns(ep)) {
+        pme_link_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
+    } else if (ep->now - p->last_rx_ns >= pme_keepalive_ns(ep)) {
         keepalive(ep, idx);
     }
     if (!p->rto_deadline)
@@ -178,7 +99,7 @@ void pme_timers_run(struct pme_ep *ep)
         pme_peer_t idx = ep->active.v[i];
         struct pme_peer *p = pme_peer_get(ep, idx);
         if (p->ack_deadline && ep->now >= p->ack_deadline && p->rx_open)
-            pme_tx_ctrl(ep, idx, PME_T_ACK, NULL, 0);
+            pme_link_ctrl(ep, idx, PME_T_ACK, NULL, 0);
         if (p->rto_deadline && ep->now >= p->rto_deadline)
             rto_fire(ep, idx);
     }
@@ -208,42 +129,62 @@ void pme_timers_run(struct pme_ep *ep)
     ep->next_timer_ns = next;
 }
 
+/* After the device was drained: a suspect that still owes us an answer past the
+ * timeout is dead; one whose answer was waiting goes back to its timers. */
+void pme_timers_confirm_suspects(struct pme_ep *ep)
+{
+    for (uint32_t i = 0; i < ep->suspects.n; i++) {
+        pme_peer_t idx = ep->suspects.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        p->suspect = false;
+        if (p->tx_state == TX_FAILED)
+            continue;
+        if (!overdue(ep, p)) {
+            pme_timer_rearm(ep, idx);
+            continue;
+        }
+        pme_ep_set_error(ep,
+                         "peer %08x/%u did not answer for %u ms (PME_PEER_TIMEOUT_MS): its "
+                         "process died, its node is down, or it computed longer than that "
+                         "without calling into PME (PME_HELPER=1 answers for it)",
+                         p->node, p->ep_id, ep->cfg.peer_timeout_ms);
+        pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
+    }
+    ep->suspects.n = 0;
+}
+
 /* ---- failure ---- */
 
-void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
+/* The peer is gone: everything queued to it and every transfer with it ends with
+ * status, and it takes nothing more until a new incarnation says HELLO. `report`: tell
+ * the caller (PME_EV_PEER_FAILED); a peer that closed while nothing was pending with it
+ * is closed quietly. */
+void pme_peer_close(struct pme_ep *ep, pme_peer_t idx, int status, bool report)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (p->tx_state == TX_FAILED)
         return;
     p->tx_state = TX_FAILED;
     p->fail_status = status;
-    /* Purge the send queue; rendezvous streams complete with the failure. */
-    struct pme_txmsg *m = p->q_head;
-    p->q_head = p->q_tail = p->cur = NULL;
-    while (m) {
-        struct pme_txmsg *next = m->next;
-        if (m->type == PME_T_DATA)
-            ep->tx_used -= m->total;
-        else if (m->type == PME_T_RDATA)
-            pme_sendreq_complete(ep, m->req, status);
-        pme_txmsg_free(ep, m);
-        m = next;
-    }
-    pme_rndv_fail_peer(ep, idx, status);
-    if (p->asm_buf) {
-        pme_rxbuf_free(ep, p->asm_buf);
-        p->asm_buf = NULL;
-    }
-    pme_pool_release_peer(ep, p);
+    pme_link_purge(ep, idx, status);
     if (p->we_stopped) {
         p->we_stopped = false;
         ep->stopped_peers--;
     }
-    p->rx_open = false;
-    p->stopped = p->credit_stalled = p->probe = false;
+    p->stopped = p->credit_stalled = p->probe = p->ping_out = false;
     p->rto_deadline = p->ack_deadline = 0;
-    ep->ctr->peers_failed++;
-    pme_evq_push(ep, PME_EV_PEER_FAILED, status, idx);
+    p->owed_since_ns = 0;
+    ep->up->peer_failed(ep, idx, status, report);
+    p->rx_open = false;
+    if (report)
+        ep->ctr->peers_failed++;
+    else
+        ep->ctr->peers_closed++;
+}
+
+void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    pme_peer_close(ep, idx, status, true);
 }
 
 /* A failed peer came back as a new process: start over with it. */
@@ -261,13 +202,13 @@ void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
     p->rndv_in = p->rndv_out = 0;
 }
 
-void pme_ep_dump(pme_ep_t *ep, FILE *f)
+void pme_link_dump(struct pme_ep *ep, FILE *f)
 {
     static const char *const states[] = {"new", "hello", "open", "failed"};
     uint64_t now = pme_now_ns();
-    fprintf(f, "endpoint %u: %u peers, pool %zu used %zu reserved of %zu, send pool %zu, "
+    fprintf(f, "endpoint %08x/%u: %u peers, pool %zu used %zu reserved of %zu, send pool %zu, "
             "events %u, next timer in %lld us%s\n",
-            ep->ep_id, ep->npeers, ep->rx_used, ep->rx_reserved, ep->cfg.rx_pool_bytes,
+            ep->self.node, ep->self.ep, ep->npeers, ep->rx_used, ep->rx_reserved, ep->cfg.rx_pool_bytes,
             ep->tx_used, ep->evq.tail - ep->evq.head,
             ep->next_timer_ns ? (long long)(ep->next_timer_ns - now) / 1000 : -1LL,
             ep->tx_blocked ? ", device full" : "");
@@ -276,10 +217,10 @@ void pme_ep_dump(pme_ep_t *ep, FILE *f)
         if (!p->q_head && !p->rndv_in && !p->rndv_out && !p->rto_deadline && !p->ack_deadline &&
             p->tx_state != TX_FAILED)
             continue;
-        fprintf(f, "  peer %u %02x:%02x:%02x:%02x:%02x:%02x/%u %s: send una %u nxt +%u max +%u "
+        fprintf(f, "  peer %u %08x/%u %s: send una %u nxt +%u max +%u "
                 "%s%s%s credit %lld/%u, rto %u us (srtt %u var %u) in %lld us%s; "
                 "recv %s nxt %u unacked %u%s%s, rndv in %u out %u\n",
-                i, p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5], p->ep_id,
+                i, p->node, p->ep_id,
                 states[p->tx_state], p->snd_una, p->snd_nxt - p->snd_una,
                 p->snd_max - p->snd_una, p->cur ? "queued " : "", p->stopped ? "STOPPED " : "",
                 p->credit_stalled ? "credit-stalled " : "",

@@ -5,9 +5,12 @@
  *   pme_info -c [-p PID]     counters of running endpoints (every field, non-zero ones)
  *   pme_info -c --peers      and per peer
  *   pme_info --clean         remove counter files left by processes that died
+ *   pme_info --new-secret    print a new job secret (for PME_JOB_SECRET_FILE)
  *
- * Endpoints publish their counters in /dev/shm/pme.<netns>.<interface>.<id> and hold a
- * lock on that file while they live; a file nobody locks is a leftover.
+ * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
+ * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
+ * nobody locks is a leftover. pme_info shows the endpoints of every user whose
+ * directory it may read (root: all).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -73,7 +76,7 @@ static void list_interfaces(void)
 }
 
 struct endpoint {
-    char path[300];
+    char path[800];
     const struct pme_counters_shm *h;
     size_t size;
     int live;
@@ -134,13 +137,75 @@ static void print_peer(const struct pme_shm_peer *p)
     printf("\n");
 }
 
+/* A job secret for PME_JOB_SECRET_FILE: 32 hexadecimal digits from the kernel's
+ * random source. */
+static int new_secret(void)
+{
+    uint8_t s[PME_SECRET_BYTES];
+    if (pme_secret_generate(s)) {
+        fprintf(stderr, "pme_info: the kernel gave no random bytes\n");
+        return 1;
+    }
+    for (int i = 0; i < PME_SECRET_BYTES; i++)
+        printf("%02x", s[i]);
+    printf("\n");
+    return 0;
+}
+
+struct scan {
+    long pid;
+    int counters, peers, clean;
+    int shown, stale;
+};
+
+/* Show (or clean) the counter files of one user's directory. */
+static void scan_user_dir(const char *dir, struct scan *sc)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return; /* another user's, not readable by us */
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[800];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        struct endpoint e;
+        if (open_endpoint(path, &e) < 0)
+            continue;
+        if (!e.live) {
+            sc->stale++;
+            if (sc->clean && unlink(path) == 0)
+                printf("removed %s (its process is gone)\n", path);
+        } else if (!sc->clean && e.h && (!sc->pid || e.h->pid == sc->pid)) {
+            const struct pme_counters_shm *h = e.h;
+            printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
+                   "peers %u  pool %llu/%llu used, %llu reserved\n",
+                   h->pid, h->device, h->ifname, h->ep_id, h->mac[0], h->mac[1], h->mac[2],
+                   h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
+                   (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
+                   (unsigned long long)h->rx_reserved);
+            if (sc->counters)
+                print_counters(&h->ep, "    ");
+            if (sc->peers)
+                for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
+                    print_peer(&h->peers[i]);
+            sc->shown++;
+        }
+        if (e.h)
+            munmap((void *)e.h, e.size);
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     int counters = 0, peers = 0, clean = 0;
     long pid = 0;
     static const struct option lo[] = {{"counters", 0, 0, 'c'}, {"peers", 0, 0, 'P'},
                                        {"pid", 1, 0, 'p'},      {"clean", 0, 0, 'C'},
-                                       {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
+                                       {"new-secret", 0, 0, 'S'}, {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "cp:h", lo, NULL)) != -1) {
         switch (c) {
@@ -148,8 +213,11 @@ int main(int argc, char **argv)
         case 'P': peers = counters = 1; break;
         case 'p': pid = strtol(optarg, NULL, 10); break;
         case 'C': clean = 1; break;
+        case 'S': return new_secret();
         default:
-            fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p PID] [--clean]\n");
+            fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p|--pid PID] [--clean]\n"
+                            "       pme_info --new-secret > FILE   (a job secret for "
+                            "PME_JOB_SECRET_FILE; chmod 600 FILE)\n");
             return 2;
         }
     }
@@ -159,46 +227,24 @@ int main(int argc, char **argv)
         list_interfaces();
         printf("\n");
     }
-    DIR *d = opendir(PME_SHM_DIR);
-    if (!d) {
-        perror("pme_info: " PME_SHM_DIR);
+    const char *base = pme_counters_base();
+    DIR *top = opendir(base);
+    if (!top) {
+        fprintf(stderr, "pme_info: %s: %s\n", base, strerror(errno));
         return 1;
     }
-    int shown = 0, stale = 0;
-    struct dirent *de;
+    struct scan sc = {pid, counters, peers, clean, 0, 0};
     if (!clean)
         printf("Endpoints running:\n");
-    while ((de = readdir(d))) {
-        if (strncmp(de->d_name, PME_SHM_PREFIX, strlen(PME_SHM_PREFIX)))
-            continue;
-        char path[300];
-        snprintf(path, sizeof(path), "%s/%s", PME_SHM_DIR, de->d_name);
-        struct endpoint e;
-        if (open_endpoint(path, &e) < 0)
-            continue;
-        if (!e.live) {
-            stale++;
-            if (clean && unlink(path) == 0)
-                printf("removed %s (its process is gone)\n", path);
-        } else if (!clean && e.h && (!pid || e.h->pid == pid)) {
-            const struct pme_counters_shm *h = e.h;
-            printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
-                   "peers %u  pool %llu/%llu used, %llu reserved\n",
-                   h->pid, h->device, h->ifname, h->ep_id, h->mac[0], h->mac[1], h->mac[2],
-                   h->mac[3], h->mac[4], h->mac[5], h->mtu, h->npeers,
-                   (unsigned long long)h->rx_used, (unsigned long long)h->rx_pool_bytes,
-                   (unsigned long long)h->rx_reserved);
-            if (counters)
-                print_counters(&h->ep, "    ");
-            if (peers)
-                for (uint32_t i = 0; i < h->npeers && pme_shm_size(i + 1) <= e.size; i++)
-                    print_peer(&h->peers[i]);
-            shown++;
+    struct dirent *ud;
+    while ((ud = readdir(top)))
+        if (!strncmp(ud->d_name, PME_SHM_DIR_PREFIX, strlen(PME_SHM_DIR_PREFIX))) {
+            char dir[512];
+            snprintf(dir, sizeof(dir), "%s/%s", base, ud->d_name);
+            scan_user_dir(dir, &sc);
         }
-        if (e.h)
-            munmap((void *)e.h, e.size);
-    }
-    closedir(d);
+    closedir(top);
+    int shown = sc.shown, stale = sc.stale;
     if (!clean && !shown)
         printf("  (none)\n");
     if (!clean && stale)

@@ -21,12 +21,17 @@ struct msg_hdr {
 };
 #define HDR_MAGIC 0x504d4554455354ull
 
+const uint8_t lp_secret[PME_SECRET_BYTES] = {0x70, 0x6d, 0x65, 0x2d, 0x74, 0x65, 0x73, 0x74,
+                                             0x2d, 0x73, 0x65, 0x63, 0x72, 0x65, 0x74, 0x21};
+
 void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire)
 {
     pme_config_init(cfg);
     cfg->device = "loop";
     cfg->loop_wire = wire;
     cfg->job_key = 0x7e57;
+    memcpy(cfg->secret, lp_secret, PME_SECRET_BYTES);
+    cfg->secret_len = PME_SECRET_BYTES;
     cfg->rto_us = 200;
     cfg->peer_timeout_ms = 20000;
     cfg->counters_shm = 0;
@@ -63,6 +68,20 @@ void lp_progress(struct lp_pair *lp)
 {
     pme_progress(lp->a);
     pme_progress(lp->b);
+}
+
+int lp_accept_offer(struct lp_pair *lp, const struct iovec *iov, int iovcnt, int passes)
+{
+    struct pme_event ev;
+    for (int i = 0; passes < 0 || i < passes; i++) {
+        lp_progress(lp);
+        if (pme_next_event(lp->b, &ev)) {
+            CHECK(ev.type == PME_EV_RTS, "expected the offer, got event %d", ev.type);
+            CHECK_OK(pme_rndv_accept(lp->b, ev.rndv, iov, iovcnt, NULL));
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void lp_print_counters(const char *label, pme_ep_t *ep)

@@ -16,6 +16,10 @@ struct lp_pair {
     pme_peer_t a_to_b, b_to_a;
 };
 
+/* The job secret of every loop test endpoint: frames are authenticated (PME_AUTH_MAC)
+ * unless a test asks otherwise. */
+extern const uint8_t lp_secret[PME_SECRET_BYTES];
+
 /* Loop-device config with test-friendly timers. */
 void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire);
 void lp_open(struct lp_pair *lp, const struct pme_loop_faults *faults,
@@ -40,5 +44,9 @@ int lp_run_stream(struct lp_pair *lp, const struct lp_stream *s);
 void lp_progress(struct lp_pair *lp);
 
 void lp_print_counters(const char *label, pme_ep_t *ep);
+
+/* Progress both until b gets an offer (at most `passes` times, -1: for ever) and accept
+ * it into iov; returns 1 when it did. Any other event first is a test failure. */
+int lp_accept_offer(struct lp_pair *lp, const struct iovec *iov, int iovcnt, int passes);
 
 #endif

@@ -1,70 +1,33 @@
 /*
- * t_frames.c - malformed and foreign frames are dropped and counted, never delivered:
- * truncated, oversized, another job's key, a bad CRC, another EtherType, an unknown
- * sender, another wire version (answered with a VERSION_NAK), and a peer's VERSION_NAK
- * that fails the peer with a clear error.
+ * t_frames.c - frames that are not the job's own are dropped and counted before they
+ * change anything, and never delivered:
+ *   - malformed: truncated, runts, longer than the MTU allows, another EtherType;
+ *   - strangers: another job's frames; frames forged without the job's secret (no
+ *     MAC, a wrong one, one bit changed); a sequenced frame from a stranger that never
+ *     said HELLO; hundreds of forged HELLOs create no peer and take no credit;
+ *   - replays: an authentic frame seen before; a frame of a peer's old incarnation;
+ *   - versions: another wire version is answered with an authenticated VERSION_NAK; a
+ *     peer's forged NAK cuts nothing, its authentic NAK fails it with a clear error;
+ *   - CRC mode (PME_AUTH=crc): a corrupt frame is dropped.
+ * The control cases (a proper HELLO from a job member is answered, a proper frame is
+ * delivered) show that the drops are not an accident.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "crc32c.h"
+#include "fakepeer.h"
 #include "harness.h"
 #include "pme_test.h"
 #include "pme_wire.h"
 
-static const uint8_t intruder[6] = {0x02, 0xee, 0xee, 0xee, 0xee, 0x01};
-#define INTRUDER_EP 99
-
-struct frame {
-    uint8_t b[2048];
-    size_t len;
-};
-
-static void parse_addr(pme_ep_t *ep, uint8_t mac[6], uint16_t *id)
-{
-    char addr[PME_ADDR_MAX];
-    unsigned m[6], i;
-    CHECK_OK(pme_ep_addr(ep, addr, sizeof(addr)));
-    CHECK(sscanf(addr, "pme1:%x:%x:%x:%x:%x:%x/%u", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5],
-                 &i) == 7, "address %s", addr);
-    for (int k = 0; k < 6; k++)
-        mac[k] = (uint8_t)m[k];
-    *id = (uint16_t)i;
-}
-
-/* A well-formed HELLO from the intruder to ep, which tests then spoil one way each. */
-static void make_hello(struct frame *f, pme_ep_t *ep, uint32_t key)
-{
-    uint8_t mac[6];
-    uint16_t id;
-    parse_addr(ep, mac, &id);
-    memset(f, 0, sizeof(*f));
-    memcpy(f->b, mac, 6);
-    memcpy(f->b + 6, intruder, 6);
-    f->b[12] = 0x88;
-    f->b[13] = 0xB5;
-    struct pme_wire_hdr *wh = (void *)(f->b + PME_ETH_HLEN);
-    wh->dst_ep = htons(id);
-    wh->version = PME_WIRE_VERSION;
-    wh->type = PME_T_HELLO;
-    wh->src_ep = htons(INTRUDER_EP);
-    wh->len = htons(sizeof(struct pme_wire_hello));
-    wh->job_key = htonl(key);
-    struct pme_wire_hello *h = (void *)(wh + 1);
-    h->incarnation = htonl(0x1234);
-    h->first_seq = htonl(1000);
-    h->max_frame = htons(1500);
-    f->len = PME_ETH_HLEN + sizeof(*wh) + sizeof(*h);
-}
-
-static void seal(struct frame *f)
-{
-    struct pme_wire_hdr *wh = (void *)(f->b + PME_ETH_HLEN);
-    uint32_t crc = pme_crc32c(0, wh, PME_WIRE_CRC_COVERED_HDR);
-    crc = pme_crc32c(crc, wh + 1, ntohs(wh->len));
-    wh->crc = htonl(crc);
-}
+static const uint8_t member_mac[6] = {0x02, 0xee, 0xee, 0xee, 0xee, 0x01};
+static const uint8_t stranger_mac[6] = {0x02, 0xee, 0xee, 0xee, 0xee, 0x02};
+static const uint8_t wrong_secret[PME_SECRET_BYTES] = {9, 9, 9, 9, 9, 9, 9, 9,
+                                                       9, 9, 9, 9, 9, 9, 9, 9};
+#define KEY 0x7e57 /* lp_config's */
 
 static struct pme_counters counters(pme_ep_t *ep)
 {
@@ -73,162 +36,259 @@ static struct pme_counters counters(pme_ep_t *ep)
     return c;
 }
 
-/* Inject f, progress ep, and return what its counters say about it. */
-static struct pme_counters inject(struct lp_pair *lp, pme_ep_t *ep, struct frame *f)
-{
-    CHECK_OK(pme_loop_wire_inject(lp->wire, f->b, f->len));
-    pme_progress(ep);
-    return counters(ep);
-}
-
 static void expect_no_event(pme_ep_t *ep, const char *what)
 {
     struct pme_event ev;
     CHECK(!pme_next_event(ep, &ev), "%s delivered an event of type %d", what, ev.type);
 }
 
+/* Inject, progress, and return the counters. */
+static struct pme_counters inject(struct fakepeer *fp, pme_ep_t *ep, const uint8_t *f, size_t n)
+{
+    fp_inject(fp, f, n);
+    pme_progress(ep);
+    return counters(ep);
+}
+
+/* Did ep answer fp with a frame of `type` (within a few passes)? */
+static int answered(struct fakepeer *fp, pme_ep_t *ep, int type)
+{
+    static struct fp_frame fr;
+    return fp_expect(fp, ep, type, &fr, 20);
+}
+
+static size_t hello_frame(struct fakepeer *fp, uint8_t *buf)
+{
+    struct pme_wire_hello h = {.first_seq = htonl(fp->snd_nxt), .max_frame = htons(1500)};
+    return fp_build(fp, buf, PME_T_HELLO, 0, 0, 0, 0, 0, 0, &h, sizeof(h));
+}
+
+static void test_malformed(pme_ep_t *ep, struct fakepeer *m)
+{
+    static uint8_t f[70000];
+    struct pme_counters c0, c;
+    size_t n = hello_frame(m, f);
+    fp_seal(m, f, n);
+    c0 = counters(ep);
+    c = inject(m, ep, f, n - 4);
+    CHECK(c.drop_short == c0.drop_short + 1, "truncated frame not counted as short");
+    c = inject(m, ep, f, PME_ETH_HLEN + 10);
+    CHECK(c.drop_short == c0.drop_short + 2, "runt not counted");
+    /* longer than this endpoint's MTU allows */
+    struct pme_wire_hdr *wh = (void *)(f + PME_ETH_HLEN);
+    wh->len = htons(60000);
+    c = inject(m, ep, f, PME_ETH_HLEN + sizeof(*wh) + 60000);
+    CHECK(c.drop_bad_header == c0.drop_bad_header + 1, "oversized frame not dropped");
+    /* another EtherType on the same wire */
+    n = hello_frame(m, f);
+    f[13] = 0x00;
+    fp_seal(m, f, n);
+    c = inject(m, ep, f, n);
+    CHECK(c.drop_not_mine == c0.drop_not_mine + 1, "foreign EtherType not dropped");
+    expect_no_event(ep, "malformed frames");
+    printf("malformed frames dropped and counted\n");
+}
+
+static void test_strangers(struct lp_pair *lp, pme_ep_t *ep)
+{
+    static uint8_t f[2048];
+    struct fakepeer other_job, forger, member;
+    struct pme_counters c0, c;
+    /* another job: its own secret, so its own job id */
+    fp_init(&other_job, lp->wire, ep, stranger_mac, 98, 0x0b000001, wrong_secret, KEY);
+    size_t n = hello_frame(&other_job, f);
+    fp_seal(&other_job, f, n);
+    c0 = counters(ep);
+    c = inject(&other_job, ep, f, n);
+    CHECK(c.drop_foreign_key == c0.drop_foreign_key + 1, "another job's frame not dropped");
+    CHECK(!answered(&other_job, ep, PME_T_HELLO_ACK), "another job's HELLO was answered");
+
+    /* a forger who knows the job id (it is on the wire) but not the secret */
+    fp_init(&forger, lp->wire, ep, stranger_mac, 99, 0x0b000002, wrong_secret, KEY);
+    fp_init(&member, lp->wire, ep, member_mac, 97, 0x0b000003, lp_secret, KEY);
+    forger.keys.job_id = member.keys.job_id; /* it copies the job id it saw */
+    c0 = counters(ep);
+    for (int i = 0; i < 300; i++) {
+        n = hello_frame(&forger, f);
+        fp_seal(&forger, f, n);
+        inject(&forger, ep, f, n);
+    }
+    c = counters(ep);
+    CHECK(c.drop_auth == c0.drop_auth + 300, "forged HELLOs not dropped (%llu)",
+          (unsigned long long)(c.drop_auth - c0.drop_auth));
+    CHECK(!answered(&forger, ep, PME_T_HELLO_ACK), "a forged HELLO was answered");
+    size_t used, reserved, size;
+    pme_ep_pool(ep, &used, &reserved, &size);
+    CHECK(reserved == 0, "forged HELLOs reserved %zu bytes of credit", reserved);
+    /* one bit of a member's authentic frame changed; the MAC stripped */
+    n = hello_frame(&member, f);
+    fp_seal(&member, f, n);
+    f[PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + 5] ^= 0x10;
+    c0 = counters(ep);
+    c = inject(&member, ep, f, n);
+    CHECK(c.drop_auth == c0.drop_auth + 1, "a corrupted frame passed");
+    n = hello_frame(&member, f);
+    struct pme_wire_hdr *wh = (void *)(f + PME_ETH_HLEN);
+    wh->flags = htons(PME_F_CHECK_CRC);
+    uint32_t crc = htonl(pme_crc32c(0, wh, n - PME_ETH_HLEN));
+    memcpy(wh->check, &crc, 4);
+    c = inject(&member, ep, f, n);
+    CHECK(c.drop_auth == c0.drop_auth + 2, "a frame with a CRC instead of a MAC passed");
+    /* a sequenced frame from a member that never said HELLO */
+    struct pme_wire_frag fr = {htonl(1), 0, 0, 0};
+    n = fp_build(&member, f, PME_T_DATA, 1000, 0, 0, 0, PME_F_FIRST | PME_F_LAST, 0, &fr,
+                 sizeof(fr));
+    fp_seal(&member, f, n);
+    c = inject(&member, ep, f, n);
+    CHECK(c.drop_unknown_peer == c0.drop_unknown_peer + 1, "data from a stranger not dropped");
+    expect_no_event(ep, "strangers' frames");
+    /* the control: the member's proper HELLO is answered */
+    n = hello_frame(&member, f);
+    fp_seal(&member, f, n);
+    inject(&member, ep, f, n);
+    CHECK(answered(&member, ep, PME_T_HELLO_ACK), "a member's HELLO went unanswered");
+    printf("strangers create no state: other jobs, forgers, corrupted and MAC-less frames\n");
+}
+
+/* A member peer in an open connection: replays and old incarnations are refused. */
+static void test_replays(struct lp_pair *lp)
+{
+    static uint8_t f[2048];
+    static struct fp_frame fr;
+    struct fakepeer fp;
+    char addr[PME_ADDR_MAX];
+    pme_peer_t peer;
+    fp_init(&fp, lp->wire, lp->a, member_mac, 55, 0x0c000001, lp_secret, KEY);
+    fp_addr(&fp, addr, sizeof(addr));
+    CHECK_OK(pme_ep_add_peer(lp->a, addr, &peer));
+    CHECK(pme_send(lp->a, peer, "x", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
+    fp_handshake(&fp, lp->a, 9000, 1 << 20);
+    CHECK(fp_expect(&fp, lp->a, PME_T_DATA, &fr, 1000), "no DATA");
+    /* an authentic message, delivered once */
+    struct pme_wire_frag frag = {htonl(1), 0, 0, 0};
+    uint8_t sub[sizeof(frag) + 1];
+    memcpy(sub, &frag, sizeof(frag));
+    sub[sizeof(frag)] = 'm';
+    size_t n = fp_build(&fp, f, PME_T_DATA, fp.snd_nxt++, 1, fp.rcv_nxt - 1, 1 << 20,
+                        PME_F_FIRST | PME_F_LAST | PME_F_ACK_REQ, 0, sub, sizeof(sub));
+    fp_seal(&fp, f, n);
+    struct pme_counters c0 = counters(lp->a), c;
+    c = inject(&fp, lp->a, f, n);
+    struct pme_event ev;
+    CHECK(pme_next_event(lp->a, &ev) && ev.type == PME_EV_MSG && ev.data_len == 1,
+          "the authentic message was not delivered");
+    pme_event_release(lp->a, &ev);
+    /* the same bytes again */
+    c = inject(&fp, lp->a, f, n);
+    CHECK(c.drop_replay == c0.drop_replay + 1, "a replayed frame was not refused");
+    /* a frame of the peer's previous incarnation (authentic in its day) */
+    fp.self.incarnation ^= 0x77;
+    n = fp_build(&fp, f, PME_T_ACK, 0, 1, fp.rcv_nxt - 1, 1 << 20, 0, 0, NULL, 0);
+    fp_seal(&fp, f, n);
+    fp.self.incarnation ^= 0x77;
+    c = inject(&fp, lp->a, f, n);
+    CHECK(c.drop_stale == c0.drop_stale + 1, "an old incarnation's frame was taken");
+    expect_no_event(lp->a, "replayed and stale frames");
+    printf("replays and old incarnations refused\n");
+}
+
+static void test_versions(struct lp_pair *lp)
+{
+    static uint8_t f[2048];
+    static struct fp_frame fr;
+    struct fakepeer fp;
+    char addr[PME_ADDR_MAX];
+    pme_peer_t peer;
+    pme_ep_t *ep = lp->a;
+    fp_init(&fp, lp->wire, ep, member_mac, 66, 0x0d000001, lp_secret, KEY);
+    fp_addr(&fp, addr, sizeof(addr));
+    CHECK_OK(pme_ep_add_peer(ep, addr, &peer));
+    /* a frame of another version: dropped, answered with an authenticated NAK */
+    size_t n = hello_frame(&fp, f);
+    ((struct pme_wire_hdr *)(f + PME_ETH_HLEN))->version = PME_WIRE_VERSION + 1;
+    struct pme_counters c0 = counters(ep), c;
+    c = inject(&fp, ep, f, n);
+    CHECK(c.drop_version == c0.drop_version + 1, "another version not dropped");
+    CHECK(fp_expect(&fp, ep, PME_T_VERSION_NAK, &fr, 20), "no VERSION_NAK");
+    const struct pme_wire_version_nak *nak = (const void *)(fr.raw + PME_ETH_HLEN);
+    CHECK(nak->version == PME_WIRE_VERSION && ntohs(nak->dst_ep) == 66 &&
+              ntohl(nak->magic) == PME_VERSION_NAK_MAGIC &&
+              pme_crc32c(0, nak, offsetof(struct pme_wire_version_nak, crc)) == ntohl(nak->crc),
+          "VERSION_NAK malformed");
+    struct pme_wire_nak parsed;
+    struct pme_wire_self fake_self = fp.self;
+    CHECK(pme_wire_nak_parse(&fp.keys, &fake_self, fr.raw, fr.len, &parsed) &&
+              parsed.authenticated,
+          "our VERSION_NAK is not authenticated under the job's key");
+
+    /* A NAK answers a frame of ep's: this one, as a version-3 peer would see it. */
+    uint8_t req[64] = {0};
+    memcpy(req + 6, fp.ep_mac, 6);
+    ((struct pme_wire_version_nak *)(req + PME_ETH_HLEN))->src_ep = htons(fp.ep_ep_id);
+    /* a forged NAK (made without the key): it cuts nothing */
+    struct fakepeer forger;
+    fp_init(&forger, lp->wire, ep, member_mac, 66, 0x0d000001, wrong_secret, KEY);
+    forger.keys.job_id = fp.keys.job_id;
+    uint8_t nakf[PME_WIRE_NAK_BYTES];
+    pme_wire_nak_build(&forger.keys, &forger.self, 1, req, 3, nakf);
+    c0 = counters(ep);
+    c = inject(&forger, ep, nakf, sizeof(nakf));
+    CHECK(c.drop_auth == c0.drop_auth + 1, "a forged NAK was not refused");
+    expect_no_event(ep, "a forged NAK");
+    /* the member's own NAK (it speaks version 3) fails it, clearly */
+    pme_wire_nak_build(&fp.keys, &fp.self, 2, req, 3, nakf);
+    c = inject(&fp, ep, nakf, sizeof(nakf));
+    struct pme_event ev;
+    CHECK(pme_next_event(ep, &ev) && ev.type == PME_EV_PEER_FAILED &&
+              ev.status == PME_ERR_VERSION && ev.peer == peer,
+          "an authentic NAK did not fail the peer");
+    CHECK(strstr(pme_ep_last_error(ep), "wire version"), "message: %s", pme_ep_last_error(ep));
+    CHECK(pme_send(ep, peer, NULL, 0, NULL, 0, 0, NULL) == PME_ERR_VERSION,
+          "send to an incompatible peer did not fail");
+    printf("versions: NAKs authenticated, forged ones ignored\n");
+}
+
+static void crc_mode(struct pme_config *cfg)
+{
+    cfg->secret_len = 0;
+    cfg->auth = PME_AUTH_CRC;
+}
+
+static void test_crc_mode(void)
+{
+    static uint8_t f[2048];
+    struct lp_pair lp;
+    struct fakepeer fp;
+    lp_open(&lp, NULL, crc_mode);
+    CHECK(pme_ep_auth(lp.a) == PME_AUTH_CRC, "not in CRC mode");
+    fp_init(&fp, lp.wire, lp.a, member_mac, 77, 0x0e000001, NULL, KEY);
+    size_t n = hello_frame(&fp, f);
+    fp_seal(&fp, f, n);
+    f[n - 3] ^= 0x01;
+    struct pme_counters c0 = counters(lp.a), c;
+    c = inject(&fp, lp.a, f, n);
+    CHECK(c.drop_crc == c0.drop_crc + 1, "a corrupt frame passed the CRC");
+    f[n - 3] ^= 0x01;
+    inject(&fp, lp.a, f, n);
+    CHECK(answered(&fp, lp.a, PME_T_HELLO_ACK), "the intact HELLO went unanswered");
+    lp_close(&lp);
+    printf("CRC mode: corruption caught\n");
+}
+
 int main(void)
 {
     struct lp_pair lp;
     lp_open(&lp, NULL, NULL);
-    pme_ep_t *ep = lp.b;
-    uint32_t key = 0x7e57; /* lp_config's */
-    struct frame f;
-    struct pme_counters c0, c;
-
-    /* The control: a proper HELLO is answered (its HELLO_ACK goes to the intruder). */
-    make_hello(&f, ep, key);
-    seal(&f);
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    uint8_t got[2048];
-    size_t n = pme_loop_wire_take(lp.wire, intruder, got, sizeof(got));
-    CHECK(n >= PME_ETH_HLEN + sizeof(struct pme_wire_hdr), "no answer to a good HELLO");
-    CHECK(((struct pme_wire_hdr *)(got + PME_ETH_HLEN))->type == PME_T_HELLO_ACK,
-          "answer is not a HELLO_ACK");
-    while (pme_loop_wire_take(lp.wire, intruder, got, sizeof(got)))
-        ; /* and our own HELLO */
-
-    /* truncated: the header says more than the frame holds */
-    make_hello(&f, ep, key);
-    seal(&f);
-    f.len -= 4;
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_short == c0.drop_short + 1, "truncated frame not counted as short");
-    /* shorter than a header */
-    f.len = PME_ETH_HLEN + 10;
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_short == c0.drop_short + 2, "runt not counted");
-
-    /* oversized: longer than this endpoint's MTU allows */
-    static uint8_t big[70000];
-    make_hello(&f, ep, key);
-    memcpy(big, f.b, f.len);
-    struct pme_wire_hdr *bwh = (void *)(big + PME_ETH_HLEN);
-    bwh->len = htons(60000);
-    c0 = counters(ep);
-    CHECK_OK(pme_loop_wire_inject(lp.wire, big, PME_ETH_HLEN + 32 + 60000));
-    pme_progress(ep);
-    c = counters(ep);
-    CHECK(c.drop_bad_header == c0.drop_bad_header + 1, "oversized frame not dropped");
-
-    /* another job */
-    make_hello(&f, ep, key + 1);
-    seal(&f);
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_foreign_key == c0.drop_foreign_key + 1, "foreign key not dropped");
-    /* Our own HELLO to the intruder may be retransmitted meanwhile; an answer to the
-     * foreign HELLO would be a HELLO_ACK. */
-    while ((n = pme_loop_wire_take(lp.wire, intruder, got, sizeof(got))))
-        CHECK(((struct pme_wire_hdr *)(got + PME_ETH_HLEN))->type != PME_T_HELLO_ACK,
-              "foreign job answered");
-
-    /* corrupt: one bit of the payload flipped after sealing */
-    make_hello(&f, ep, key);
-    seal(&f);
-    f.b[PME_ETH_HLEN + 32 + 3] ^= 0x10;
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_crc == c0.drop_crc + 1, "corrupt frame not dropped");
-
-    /* another EtherType on the same wire */
-    make_hello(&f, ep, key);
-    f.b[13] = 0x00;
-    seal(&f);
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_not_mine == c0.drop_not_mine + 1, "foreign EtherType not dropped");
-
-    /* a sequenced frame from a sender that never said HELLO */
-    make_hello(&f, ep, key);
-    struct pme_wire_hdr *wh = (void *)(f.b + PME_ETH_HLEN);
-    wh->src_ep = htons(INTRUDER_EP + 1);
-    wh->type = PME_T_DATA;
-    seal(&f);
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_unknown_peer == c0.drop_unknown_peer + 1, "stranger's data not dropped");
-    expect_no_event(ep, "bad frames");
-
-    /* another wire version: dropped, and answered with a VERSION_NAK */
-    make_hello(&f, ep, key);
-    wh = (void *)(f.b + PME_ETH_HLEN);
-    wh->version = PME_WIRE_VERSION + 1;
-    seal(&f);
-    c0 = counters(ep);
-    c = inject(&lp, ep, &f);
-    CHECK(c.drop_version == c0.drop_version + 1, "other version not dropped");
-    struct pme_wire_version_nak *nak = NULL;
-    while ((n = pme_loop_wire_take(lp.wire, intruder, got, sizeof(got))))
-        if (((struct pme_wire_hdr *)(got + PME_ETH_HLEN))->type == PME_T_VERSION_NAK) {
-            nak = (void *)(got + PME_ETH_HLEN);
-            break;
-        }
-    CHECK(nak && n >= PME_ETH_HLEN + sizeof(*nak), "no VERSION_NAK");
-    CHECK(nak->type == PME_T_VERSION_NAK && nak->version == PME_WIRE_VERSION &&
-              ntohs(nak->dst_ep) == INTRUDER_EP && ntohl(nak->magic) == PME_VERSION_NAK_MAGIC &&
-              pme_crc32c(0, nak, offsetof(struct pme_wire_version_nak, crc)) == ntohl(nak->crc),
-          "VERSION_NAK malformed");
-
-    /* A peer tells us it speaks another version: sends to it fail clearly. */
-    uint8_t amac[6];
-    uint16_t aid;
-    parse_addr(lp.a, amac, &aid);
-    struct pme_wire_version_nak v = {0};
-    uint8_t vf[PME_ETH_HLEN + sizeof(v)];
-    uint8_t bmac[6];
-    uint16_t bid;
-    parse_addr(lp.b, bmac, &bid);
-    memcpy(vf, bmac, 6);
-    memcpy(vf + 6, amac, 6);
-    vf[12] = 0x88;
-    vf[13] = 0xB5;
-    v.dst_ep = htons(bid);
-    v.version = PME_WIRE_VERSION + 1;
-    v.type = PME_T_VERSION_NAK;
-    v.src_ep = htons(aid);
-    v.magic = htonl(PME_VERSION_NAK_MAGIC);
-    v.crc = htonl(pme_crc32c(0, &v, offsetof(struct pme_wire_version_nak, crc)) ^ 1);
-    memcpy(vf + PME_ETH_HLEN, &v, sizeof(v));
-    /* first with a broken CRC: ignored */
-    CHECK_OK(pme_loop_wire_inject(lp.wire, vf, sizeof(vf)));
-    pme_progress(ep);
-    expect_no_event(ep, "a NAK with a bad CRC");
-    v.crc = htonl(pme_crc32c(0, &v, offsetof(struct pme_wire_version_nak, crc)));
-    memcpy(vf + PME_ETH_HLEN, &v, sizeof(v));
-    CHECK_OK(pme_loop_wire_inject(lp.wire, vf, sizeof(vf)));
-    pme_progress(ep);
-    struct pme_event ev;
-    CHECK(pme_next_event(ep, &ev) && ev.type == PME_EV_PEER_FAILED &&
-              ev.status == PME_ERR_VERSION && ev.peer == lp.b_to_a,
-          "no PEER_FAILED(version) event");
-    CHECK(strstr(pme_ep_last_error(ep), "version 2"), "message: %s", pme_ep_last_error(ep));
-    CHECK(pme_send(ep, lp.b_to_a, NULL, 0, NULL, 0, 0, NULL) == PME_ERR_VERSION,
-          "send to an incompatible peer did not fail");
-    lp_print_counters("receiver", ep);
+    CHECK(pme_ep_auth(lp.b) == PME_AUTH_MAC, "loop tests run authenticated");
+    struct fakepeer m;
+    fp_init(&m, lp.wire, lp.b, member_mac, 96, 0x0b000004, lp_secret, KEY);
+    test_malformed(lp.b, &m);
+    test_strangers(&lp, lp.b);
+    test_replays(&lp);
+    test_versions(&lp);
+    lp_print_counters("receiver", lp.b);
     lp_close(&lp);
-    printf("malformed and foreign frames dropped and counted\n");
+    test_crc_mode();
+    printf("malformed, foreign, forged and replayed frames dropped and counted\n");
     return 0;
 }

@@ -100,17 +100,8 @@ static void test_stream_cut(void)
     static uint8_t big[16 << 20], dst[16 << 20];
     struct iovec iov = {big, sizeof(big)};
     CHECK_OK(pme_send(lp.a, lp.a_to_b, "s", 1, &iov, 1, 0, NULL));
-    struct pme_event ev;
-    int accepted = 0;
-    while (!accepted) {
-        lp_progress(&lp);
-        if (pme_next_event(lp.b, &ev)) {
-            CHECK(ev.type == PME_EV_RTS, "expected the offer");
-            struct iovec d = {dst, sizeof(dst)};
-            CHECK_OK(pme_rndv_accept(lp.b, ev.rndv, &d, 1, NULL));
-            accepted = 1;
-        }
-    }
+    struct iovec d = {dst, sizeof(dst)};
+    lp_accept_offer(&lp, &d, 1, -1);
     for (int i = 0; i < 3; i++)
         lp_progress(&lp); /* the stream starts: a few windows of 16 MiB */
     pme_loop_wire_cut(lp.wire, lp.a);

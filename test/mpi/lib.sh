@@ -4,6 +4,9 @@
 #
 # Environment:
 #   PME_MPICH_PREFIX, PME_CACHE_DIR   as for maint/build-mpich
+#   PME_MPICH_PREBUILT=DIR            use the MPICH installed in DIR as it is, without
+#                                     asking maint/build-mpich (a tree whose netmod and
+#                                     pme_core are those DIR was built from)
 #   PME_TEST_KEEP=1                   keep the virtual cluster and build products
 
 pme_repo=${srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -22,8 +25,12 @@ pme_require_root() {
 # Build (or reuse) MPICH with ch4:pme; sets PME_PREFIX, MPICC, MPIEXEC.
 pme_need_mpich() {
     local out
-    out=$("$pme_repo/maint/build-mpich" -q) || pme_fail "maint/build-mpich failed"
-    PME_PREFIX=${out##*prefix: }
+    if [ -n "${PME_MPICH_PREBUILT:-}" ]; then
+        PME_PREFIX=$PME_MPICH_PREBUILT
+    else
+        out=$("$pme_repo/maint/build-mpich" -q) || pme_fail "maint/build-mpich failed"
+        PME_PREFIX=${out##*prefix: }
+    fi
     MPICC=$PME_PREFIX/bin/mpicc
     MPIEXEC=$PME_PREFIX/bin/mpiexec
     [ -x "$MPICC" ] && [ -x "$MPIEXEC" ] || pme_fail "no mpicc/mpiexec in $PME_PREFIX/bin"

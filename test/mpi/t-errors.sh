@@ -7,7 +7,7 @@
 #   4. a peer that dies (SIGKILL): the survivors get an MPI error naming the dead rank
 #      within PME_PEER_TIMEOUT_MS (2000 ms here);
 #   5. a job mixing two PME wire versions (one rank publishes a business card of version
-#      2 through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init fails.
+#      3 through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init fails.
 # Runs on a 4-node virtual cluster, one rank per node (so that every pair talks over PME).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -99,9 +99,9 @@ verdict "peer death" $ok "(${secs}s): $(grep -m1 '^rank 0:' "$out" | cut -c1-200
 
 # 5. two PME versions in one job
 expect_failure "mixed PME versions" \
-    'rank 1 runs another PME version (wire version pme1) than rank 0 (wire version pme2)' \
+    'rank 1 runs another PME version (wire version pme2) than rank 0 (wire version pme3)' \
     'run every process of the job with the same PME build' -- \
-    -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_VERSION 2 "$work/whoami" : -n 3 "$work/whoami"
+    -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_VERSION 3 "$work/whoami" : -n 3 "$work/whoami"
 
 [ $fails = 0 ] || { echo "$fails error case(s) failed"; exit 1; }
 echo "all error cases give clear MPI errors"

@@ -42,7 +42,7 @@ pair_down() {
     ip netns del "${PAIR}a" 2>/dev/null
     ip netns del "${PAIR}b" 2>/dev/null
     # Counter files of endpoints the test killed (a killed process cannot remove its own).
-    rm -f /dev/shm/pme.*."${PAIR}"v[ab].*
+    rm -f /dev/shm/pme-*/*."${PAIR}"v[ab].*
     [ -n "${WORK:-}" ] && rm -rf "$WORK"
     return 0
 }

@@ -1,35 +1,52 @@
 /*
- * t_unit.c - unit tests of pme_core's building blocks: the wire codec, CRC32C,
- * sequence arithmetic across wrap-around, credit arithmetic, the handle table, iovec
- * cursors, tunables from the environment and address strings.
+ * t_unit.c - unit tests of pme_core's building blocks: the wire layout, sealing and
+ * checking frames (MAC and CRC), the replay window, CRC32C, sequence arithmetic across
+ * wrap-around, credit arithmetic, the handle table, iovec cursors, tunables from the
+ * environment (the job secret file among them) and address strings.
  */
 #include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "crc32c.h"
 #include "pme.h"
 #include "pme_internal.h"
 #include "pme_test.h"
 #include "pme_wire.h"
+#include "wire.h"
 #include "seq.h"
 #include "slots.h"
 
 static void test_wire_layout(void)
 {
-    CHECK(sizeof(struct pme_wire_hdr) == 32, "header is %zu bytes", sizeof(struct pme_wire_hdr));
+    CHECK(sizeof(struct pme_wire_hdr) == 72, "header is %zu bytes", sizeof(struct pme_wire_hdr));
     CHECK(offsetof(struct pme_wire_hdr, dst_ep) == 0, "dst_ep moved");
     CHECK(offsetof(struct pme_wire_hdr, version) == 2, "version moved");
     CHECK(offsetof(struct pme_wire_hdr, type) == 3, "type moved");
     CHECK(offsetof(struct pme_wire_hdr, src_ep) == 4, "src_ep moved");
-    CHECK(offsetof(struct pme_wire_hdr, crc) == PME_WIRE_CRC_COVERED_HDR, "crc not last");
+    /* what forwarders and the kernel driver rely on */
+    CHECK(offsetof(struct pme_wire_hdr, dst_node) + PME_ETH_HLEN == PME_WIRE_OFF_DST_NODE,
+          "dst_node");
+    CHECK(offsetof(struct pme_wire_hdr, src_node) + PME_ETH_HLEN == PME_WIRE_OFF_SRC_NODE,
+          "src_node");
+    CHECK(offsetof(struct pme_wire_hdr, hops_left) + PME_ETH_HLEN == PME_WIRE_OFF_HOPS_LEFT,
+          "hops_left");
+    CHECK(offsetof(struct pme_wire_hdr, job_id) + PME_ETH_HLEN == PME_WIRE_OFF_JOB_ID, "job_id");
+    CHECK(offsetof(struct pme_wire_hdr, incarnation) + PME_ETH_HLEN ==
+              PME_WIRE_OFF_INCARNATION, "incarnation");
+    CHECK(offsetof(struct pme_wire_hdr, nonce) % 8 == 0 &&
+              offsetof(struct pme_wire_hdr, check) + 16 == sizeof(struct pme_wire_hdr),
+          "nonce aligned, check last");
     CHECK(sizeof(struct pme_wire_frag) == 12, "frag %zu", sizeof(struct pme_wire_frag));
     CHECK(sizeof(struct pme_wire_rts) == 16, "rts %zu", sizeof(struct pme_wire_rts));
     CHECK(sizeof(struct pme_wire_cts) == 16, "cts %zu", sizeof(struct pme_wire_cts));
     CHECK(sizeof(struct pme_wire_rdata) == 16, "rdata %zu", sizeof(struct pme_wire_rdata));
     CHECK(sizeof(struct pme_wire_hello) == 16, "hello %zu", sizeof(struct pme_wire_hello));
+    CHECK(sizeof(struct pme_wire_ping) == 16, "ping %zu", sizeof(struct pme_wire_ping));
     CHECK(sizeof(struct pme_wire_version_nak) == 16, "nak %zu",
           sizeof(struct pme_wire_version_nak));
     CHECK(offsetof(struct pme_wire_version_nak, src_ep) == 4, "nak src_ep moved");
@@ -45,12 +62,96 @@ static void test_wire_layout(void)
     h.seq = htonl(0xA1B2C3D4u);
     const uint8_t *b = (const uint8_t *)&h;
     CHECK(b[0] == 0x12 && b[1] == 0x34, "dst_ep not big-endian");
-    CHECK(b[12] == 0xA1 && b[15] == 0xD4, "seq not big-endian");
+    CHECK(b[24] == 0xA1 && b[27] == 0xD4, "seq not big-endian");
     /* Pool cost: rounded to the unit plus one unit of bookkeeping. */
     CHECK(pme_wire_pool_cost(0) == 64, "cost(0)=%u", pme_wire_pool_cost(0));
     CHECK(pme_wire_pool_cost(1) == 128, "cost(1)=%u", pme_wire_pool_cost(1));
     CHECK(pme_wire_pool_cost(64) == 128, "cost(64)=%u", pme_wire_pool_cost(64));
     CHECK(pme_wire_pool_cost(65) == 192, "cost(65)=%u", pme_wire_pool_cost(65));
+}
+
+/* A frame from `from` to `to` with a 100-byte payload in two pieces, sealed. */
+static size_t sealed_frame(const struct pme_wire_keys *k, const struct pme_wire_self *from,
+                           const struct pme_wire_self *to, uint64_t nonce, uint8_t *out)
+{
+    static uint8_t payload[100];
+    for (int i = 0; i < 100; i++)
+        payload[i] = (uint8_t)i;
+    uint8_t hdrs[PME_HDRS_BYTES];
+    struct pme_wire_hdr *wh = pme_wire_start(hdrs, from, to->mac, to->node, to->ep, PME_T_DATA,
+                                             100);
+    wh->job_id = htonl(k->job_id);
+    wh->seq = htonl(77);
+    struct pme_dev_frame f = {.iov = {{hdrs, PME_ETH_HLEN + sizeof(*wh) + 30},
+                                      {payload + 30, 70}},
+                              .iovcnt = 2};
+    memcpy(wh + 1, payload, 30);
+    pme_wire_seal(k, from, nonce, &f);
+    memcpy(out, hdrs, f.iov[0].iov_len);
+    memcpy(out + f.iov[0].iov_len, payload + 30, 70);
+    return f.iov[0].iov_len + 70;
+}
+
+static void test_wire_check(void)
+{
+    struct pme_wire_self a = {{2, 0, 0, 0, 0, 1}, 7, 0x0a000001, 0x1111, htons(0x88B5), 16};
+    struct pme_wire_self b = {{2, 0, 0, 0, 0, 2}, 9, 0x0a000002, 0x2222, htons(0x88B5), 16};
+    uint8_t secret[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    uint8_t other[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17};
+    struct pme_wire_keys mac, mac2, crc;
+    char err[200];
+    CHECK(pme_wire_keys_init(&mac, PME_AUTH_MAC, secret, 16, 0, err, sizeof(err)) == 0, "%s", err);
+    CHECK(pme_wire_keys_init(&mac2, PME_AUTH_MAC, other, 16, 0, err, sizeof(err)) == 0, "%s", err);
+    CHECK(pme_wire_keys_init(&crc, PME_AUTH_CRC, NULL, 0, 42, err, sizeof(err)) == 0, "%s", err);
+    CHECK(mac.job_id != mac2.job_id && mac.job_id != 0, "job ids of two secrets");
+    CHECK(pme_wire_keys_init(&crc, PME_AUTH_MAC, NULL, 0, 42, err, sizeof(err)) != 0 &&
+              strstr(err, "PME_JOB_SECRET_FILE"), "MAC without a secret: %s", err);
+    CHECK(pme_wire_keys_init(&crc, PME_AUTH_CRC, NULL, 0, 42, err, sizeof(err)) == 0, "%s", err);
+    uint8_t f[512];
+    size_t n = sealed_frame(&mac, &a, &b, 5, f);
+    CHECK(pme_wire_check(&mac, &b, f, n, 9000) == PME_WIRE_OK, "a good frame refused");
+    /* forwarders may change hops_left: the MAC does not cover it */
+    f[PME_WIRE_OFF_HOPS_LEFT] = 3;
+    CHECK(pme_wire_check(&mac, &b, f, n, 9000) == PME_WIRE_OK, "hops_left is covered");
+    /* Every other bit counts, but the Ethernet source: each hop rewrites it, and the
+     * source that is authenticated is the PME header's (src_node, src_ep). */
+    for (size_t i = 0; i < n; i++) {
+        if (i == PME_WIRE_OFF_HOPS_LEFT || (i >= 6 && i < 12))
+            continue;
+        f[i] ^= 0x04;
+        enum pme_wire_verdict v = pme_wire_check(&mac, &b, f, n, 9000);
+        CHECK(v != PME_WIRE_OK, "a flipped bit at byte %zu passed", i);
+        f[i] ^= 0x04;
+    }
+    CHECK(pme_wire_check(&mac2, &b, f, n, 9000) == PME_WIRE_FOREIGN_JOB, "another job's");
+    CHECK(pme_wire_check(&crc, &b, f, n, 9000) != PME_WIRE_OK, "MAC frame taken without key");
+    CHECK(pme_wire_check(&mac, &a, f, n, 9000) == PME_WIRE_NOT_MINE, "not addressed to a");
+    /* a forger who knows everything but the key: the job id, the right fields */
+    size_t m = sealed_frame(&mac2, &a, &b, 5, f);
+    memcpy(f + PME_WIRE_OFF_JOB_ID, &(uint32_t){htonl(mac.job_id)}, 4);
+    CHECK(pme_wire_check(&mac, &b, f, m, 9000) == PME_WIRE_BAD_MAC, "forged frame accepted");
+    /* CRC frames: corruption caught, MAC-less frames refused where MACs are required */
+    n = sealed_frame(&crc, &a, &b, 6, f);
+    CHECK(pme_wire_check(&crc, &b, f, n, 9000) == PME_WIRE_OK, "good CRC frame");
+    CHECK(pme_wire_check(&mac, &b, f, n, 9000) != PME_WIRE_OK, "CRC frame taken with MAC on");
+    f[n - 1] ^= 1;
+    CHECK(pme_wire_check(&crc, &b, f, n, 9000) == PME_WIRE_BAD_CRC, "corrupt CRC frame");
+    CHECK(pme_wire_check(&crc, &b, f, n - 1, 9000) == PME_WIRE_SHORT, "short frame");
+    CHECK(pme_wire_check(&crc, &b, f, n, 100) == PME_WIRE_BAD_HEADER, "over the MTU");
+    /* replay window */
+    struct pme_replay r = {0};
+    CHECK(pme_replay_fresh(&r, 10), "first");
+    pme_replay_mark(&r, 10);
+    CHECK(!pme_replay_fresh(&r, 10), "repeat");
+    pme_replay_mark(&r, 12);
+    CHECK(pme_replay_fresh(&r, 11) && !pme_replay_fresh(&r, 12), "gap");
+    pme_replay_mark(&r, 11);
+    CHECK(!pme_replay_fresh(&r, 11), "filled gap");
+    pme_replay_mark(&r, 200);
+    CHECK(!pme_replay_fresh(&r, 12) && !pme_replay_fresh(&r, 136) && pme_replay_fresh(&r, 137),
+          "window of 64");
+    pme_wire_keys_wipe(&mac);
+    pme_wire_keys_wipe(&mac2);
 }
 
 static void test_crc32c(void)
@@ -172,8 +273,8 @@ static void test_config(void)
     struct pme_config cfg;
     char err[256];
     pme_config_init(&cfg);
-    CHECK(cfg.ethertype == 0x88B5 && cfg.checksum == 1 && !strcmp(cfg.device, "ring") &&
-              cfg.sleep_slack_us == 4000,
+    CHECK(cfg.ethertype == 0x88B5 && cfg.auth == PME_AUTH_AUTO && !strcmp(cfg.device, "ring") &&
+              cfg.sleep_slack_us == 4000 && cfg.hop_limit == 16 && !cfg.helper,
           "defaults");
     setenv("PME_EAGER_MAX", "16k", 1);
     setenv("PME_RX_POOL", "8M", 1);
@@ -185,7 +286,7 @@ static void test_config(void)
     CHECK_OK(pme_config_from_env(&cfg, err, sizeof(err)));
     CHECK(!strcmp(cfg.device, "pcap") && cfg.sleep_slack_us == 0, "device and slack parsed");
     CHECK(cfg.eager_max == 16384 && cfg.rx_pool_bytes == 8u << 20, "sizes parsed");
-    CHECK(cfg.ethertype == 0x88B6 && cfg.wait_mode == PME_WAIT_BLOCK && cfg.checksum == 0,
+    CHECK(cfg.ethertype == 0x88B6 && cfg.wait_mode == PME_WAIT_BLOCK && cfg.auth == PME_AUTH_NONE,
           "values parsed");
     unsetenv("PME_EAGER_MAX");
     unsetenv("PME_RX_POOL");
@@ -202,6 +303,28 @@ static void test_config(void)
     expect_env_error("PME_DEVICE", "myrinet");
     expect_env_error("PME_EP_ID", "70000");
     expect_env_error("PME_RX_POOL", "-5");
+    expect_env_error("PME_AUTH", "sometimes");
+    expect_env_error("PME_HOP_LIMIT", "0");
+    expect_env_error("PME_NODE_ID", "0xffffffff");
+    expect_env_error("PME_HELPER", "maybe");
+    /* the job secret: 32 hex digits in a file only its owner may read */
+    char path[] = "/tmp/pme-secret.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "00112233445566778899aabbccddeeff\n", 33) == 33, "secret file");
+    close(fd);
+    setenv("PME_JOB_SECRET_FILE", path, 1);
+    pme_config_init(&cfg);
+    CHECK_OK(pme_config_from_env(&cfg, err, sizeof(err)));
+    CHECK(cfg.secret_len == 16 && cfg.secret[0] == 0x00 && cfg.secret[1] == 0x11 &&
+              cfg.secret[15] == 0xff, "secret parsed");
+    CHECK(chmod(path, 0644) == 0, "chmod");
+    CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
+              strstr(err, "chmod 600"), "a secret others may read was taken: %s", err);
+    CHECK(chmod(path, 0600) == 0 && truncate(path, 10) == 0, "truncate");
+    CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
+              strstr(err, "32 hexadecimal"), "a short secret was taken: %s", err);
+    unsetenv("PME_JOB_SECRET_FILE");
+    unlink(path);
 }
 
 static void test_addresses(void)
@@ -218,18 +341,26 @@ static void test_addresses(void)
     cfg.counters_shm = 0;
     CHECK(pme_ep_open(&cfg, &ep, err, sizeof(err)) == 0, "open: %s", err);
     int n = pme_ep_addr(ep, addr, sizeof(addr));
-    CHECK(n > 0 && !strncmp(addr, "pme1:02:00:00:", 14), "address %s", addr);
+    CHECK(n > 0 && !strncmp(addr, "pme2:", 5) && strstr(addr, "@02:00:00:"), "address %s", addr);
     CHECK(pme_ep_addr(ep, addr, 5) == PME_ERR_INVAL, "short buffer");
-    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p1));
-    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/8", &p2));
-    CHECK_OK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p3));
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0f", &p1));
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/8@0a:0b:0c:0d:0e:0f", &p2));
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0f", &p3));
     CHECK(p1 != p2 && p1 == p3, "same address, same peer");
-    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e/7", &p3) == PME_ERR_ADDR, "short mac");
-    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/70000", &p3) == PME_ERR_ADDR, "big id");
-    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7x", &p3) == PME_ERR_ADDR, "trailing");
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000002/7@0a:0b:0c:0d:0e:0f", &p3));
+    CHECK(p3 != p1, "the same endpoint id on another node is another peer");
+    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e", &p3) == PME_ERR_ADDR, "short mac");
+    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/70000@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+          "big id");
+    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0fx", &p3) == PME_ERR_ADDR,
+          "trailing");
+    CHECK(pme_ep_add_peer(ep, "pme2:a000001/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+          "short node");
+    CHECK(pme_ep_add_peer(ep, "pme2:ffffffff/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+          "the reserved node");
     CHECK(pme_ep_add_peer(ep, "tcp://1.2.3.4", &p3) == PME_ERR_ADDR, "foreign");
-    CHECK(pme_ep_add_peer(ep, "pme2:0a:0b:0c:0d:0e:0f/7", &p3) == PME_ERR_VERSION, "version");
-    CHECK(strstr(pme_ep_last_error(ep), "version 2") && strstr(pme_ep_last_error(ep), "same PME"),
+    CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p3) == PME_ERR_VERSION, "version");
+    CHECK(strstr(pme_ep_last_error(ep), "version 1") && strstr(pme_ep_last_error(ep), "same PME"),
           "version message: %s", pme_ep_last_error(ep));
     pme_ep_close(ep);
     pme_loop_wire_destroy(w);
@@ -238,6 +369,7 @@ static void test_addresses(void)
 int main(void)
 {
     test_wire_layout();
+    test_wire_check();
     test_crc32c();
     test_seq();
     test_slots();

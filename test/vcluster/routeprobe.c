@@ -36,12 +36,13 @@
 #include <unistd.h>
 
 #include "pme_route.h"
+#include "pme_wire.h"
 #include "routefile.h"
 
-#define HDR 72               /* wire version 2 header */
-#define T_DATA 1
-#define T_PING 24
-#define T_PONG 25
+#define HDR ((int)sizeof(struct pme_wire_hdr))
+#define T_DATA PME_T_DATA
+#define T_PING PME_T_PING
+#define T_PONG PME_T_PONG
 
 static volatile sig_atomic_t stop;
 static unsigned ethertype;
@@ -109,15 +110,15 @@ static void send_frame(int s, const char *ifname, const uint8_t *mac, unsigned v
     memcpy(f + 6, ifr.ifr_hwaddr.sa_data, 6);
     f[12] = (uint8_t)(ethertype >> 8);
     f[13] = (uint8_t)ethertype;
-    uint8_t *h = f + 14;
-    h[2] = (uint8_t)version;
-    h[3] = (uint8_t)type;
-    uint16_t len = htons((uint16_t)tlen);
-    uint32_t d = htonl(dst), src = htonl(rf.node);
-    memcpy(h + 6, &len, 2);
-    memcpy(h + 8, &d, 4);
-    memcpy(h + 12, &src, 4);
-    h[16] = (uint8_t)hops;
+    struct pme_wire_hdr h;
+    memset(&h, 0, sizeof(h));
+    h.version = (uint8_t)version;
+    h.type = (uint8_t)type;
+    h.len = htons((uint16_t)tlen);
+    h.dst_node = htonl(dst);
+    h.src_node = htonl(rf.node);
+    h.hops_left = (uint8_t)hops;
+    memcpy(f + 14, &h, sizeof(h));
     memcpy(h + HDR, tag, tlen);
     struct sockaddr_ll to;
     memset(&to, 0, sizeof(to));

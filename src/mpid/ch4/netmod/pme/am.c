@@ -312,44 +312,44 @@ void MPIDI_PME_am_request_finalize(MPIR_Request * req)
 
 /* ---- target side ---- */
 
-/* The MPIDIG header of a received message (the caller has checked that the netmod's
- * header is there). pme_core hands out event headers 16-byte aligned and the netmod pads
- * its headers to 8 bytes, so MPIDIG's structures and the payload after them are aligned
- * as they need. */
-static inline void *am_hdr_of(const struct pme_event *ev)
-{
-    MPIR_Assert(((uintptr_t) ev->hdr & 7) == 0);
-    return (char *) ev->hdr + sizeof(MPIDI_PME_wire_hdr_t);
-}
+/* Every MPIDIG header structure fits the floor the parser pads short headers to. */
+_Static_assert(sizeof(MPIDIG_hdr_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_hdr_t too large");
+_Static_assert(sizeof(MPIDIG_acc_req_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_acc_req_msg_t too large");
+_Static_assert(sizeof(MPIDIG_put_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_put_msg_t too large");
+_Static_assert(sizeof(MPIDIG_get_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_get_msg_t too large");
 
-static inline int handler_ok(int handler_id)
+/* The netmod's header and the MPIDIG header of a received message, or -1 when the
+ * message is malformed or names a handler MPIDIG does not have (it is dropped). The
+ * MPIDIG header is the event's own (pme_core hands out headers 16-byte aligned and the
+ * netmod pads its headers to 8 bytes), or a zero-padded copy in scratch when short. */
+static int parse(const struct pme_event *ev, void *scratch, MPIDI_PME_am_parsed_t * am)
 {
-    return handler_id >= 0 && handler_id < MPIDI_AM_HANDLERS_MAX &&
-        MPIDIG_global.target_msg_cbs[handler_id] != NULL;
+    if (MPIDI_PME_am_parse(ev->hdr, ev->hdr_len, MPIDI_AM_HANDLERS_MAX, scratch, am))
+        return -1;
+    if (am->kind == MPIDI_PME_KIND_AM && !MPIDIG_global.target_msg_cbs[am->handler_id])
+        return -1;
+    return 0;
 }
 
 int MPIDI_PME_handle_msg(struct pme_event *ev)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
-    const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
+    uint64_t scratch[MPIDI_PME_AM_HDR_FLOOR / 8];
+    MPIDI_PME_am_parsed_t msg;
 
-    if (ev->hdr_len < sizeof(*wh))
+    if (parse(ev, scratch, &msg))
         goto done;
-    if (wh->kind == MPIDI_PME_KIND_DYNPROC) {
-        mpi_errno = MPIDI_PME_dynproc_deliver(wh, ev->data, ev->data_len);
+    if (msg.kind == MPIDI_PME_KIND_DYNPROC) {
+        mpi_errno = MPIDI_PME_dynproc_deliver(msg.tag, ev->data, ev->data_len);
         goto done;
     }
-    if (wh->kind != MPIDI_PME_KIND_AM || !handler_ok(wh->handler_id))
-        goto done;
-
-    void *am_hdr = am_hdr_of(ev);
-    void *data = (void *) ev->data;
     uint32_t attr = 0;
-    MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
-    mpi_errno = MPIDIG_global.target_msg_cbs[wh->handler_id] (am_hdr, data,
-                                                              (MPI_Aint) ev->data_len, attr,
-                                                              NULL);
+    MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr,
+                                                             (void *) ev->data,
+                                                             (MPI_Aint) ev->data_len, attr,
+                                                             NULL);
   done:
     pme_event_release(g->ep, ev);
     return mpi_errno;
@@ -434,18 +434,17 @@ int MPIDI_PME_handle_rts(struct pme_event *ev)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
-    const MPIDI_PME_wire_hdr_t *wh = ev->hdr;
     MPIR_Request *rreq = NULL;
+    uint64_t scratch[MPIDI_PME_AM_HDR_FLOOR / 8];
+    MPIDI_PME_am_parsed_t msg;
 
-    if (ev->hdr_len < sizeof(*wh) || wh->kind != MPIDI_PME_KIND_AM ||
-        !handler_ok(wh->handler_id))
+    if (parse(ev, scratch, &msg) || msg.kind != MPIDI_PME_KIND_AM)
         goto discard;
-    void *am_hdr = am_hdr_of(ev);
 
     uint32_t attr = MPIDIG_AM_ATTR__IS_ASYNC | MPIDIG_AM_ATTR__IS_RNDV;
-    MPIDIG_AM_ATTR_SET_VCIS(attr, wh->src_vci, wh->dst_vci);
-    mpi_errno = MPIDIG_global.target_msg_cbs[wh->handler_id] (am_hdr, NULL,
-                                                              (MPI_Aint) ev->total, attr, &rreq);
+    MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr, NULL,
+                                                             (MPI_Aint) ev->total, attr, &rreq);
     if (mpi_errno || !rreq)
         goto discard;
 

@@ -355,6 +355,53 @@ static uint32_t job_key(void)
     return h ? h : 1;
 }
 
+/* ---- the job secret ---- */
+
+/* Every process of the job learns the same secret, made by rank 0 from the kernel's
+ * random source and spread through PMI (never on the wire): PME's frames carry a MAC
+ * under it, so no process outside the job can forge or inject one. Collective: every
+ * process calls it before anything can fail, so that none waits for a missing one.
+ * Returns nonzero when rank 0 could not make one (reported like any failure of
+ * MPI_Init, by every process). */
+static int job_secret(uint8_t secret[PME_SECRET_BYTES])
+{
+    /* byte PME_SECRET_BYTES: 1 when rank 0 succeeded */
+    uint8_t buf[PME_SECRET_BYTES + 1] = { 0 };
+    if (MPIR_Process.rank == 0)
+        buf[PME_SECRET_BYTES] = pme_secret_generate(buf) == PME_OK;
+    if (MPIR_pmi_bcast(buf, sizeof(buf), MPIR_PMI_DOMAIN_ALL) != MPI_SUCCESS)
+        buf[PME_SECRET_BYTES] = 0;
+    memcpy(secret, buf, PME_SECRET_BYTES);
+    int ok = buf[PME_SECRET_BYTES];
+    memset(buf, 0, sizeof(buf));
+    return ok ? 0 : -1;
+}
+
+/* The secret when none was given: made for the job, unless frames are not to be
+ * authenticated. Processes started by MPI_Comm_spawn cannot learn their parents' secret
+ * (PMI keeps one job's data from another's), so they need one given to every job alike. */
+static int choose_secret(struct pme_config *cfg, const uint8_t made[PME_SECRET_BYTES],
+                         int made_ok, char *err, size_t errlen)
+{
+    if (cfg->secret_len || cfg->auth == PME_AUTH_CRC || cfg->auth == PME_AUTH_NONE)
+        return 0;
+    if (MPIR_Process.has_parent) {
+        snprintf(err, errlen, "processes started by MPI_Comm_spawn share their parents' job "
+                 "secret only through a file: start mpiexec with PME_JOB_SECRET_FILE=<file> "
+                 "in its environment (make one with: pme_info --new-secret > <file>), or "
+                 "PME_AUTH=crc on a network where every host is trusted");
+        return -1;
+    }
+    if (!made_ok) {
+        snprintf(err, errlen, "rank 0 could not make the job secret (no random bytes from "
+                 "the kernel); set PME_JOB_SECRET_FILE or PME_AUTH=crc");
+        return -1;
+    }
+    memcpy(cfg->secret, made, PME_SECRET_BYTES);
+    cfg->secret_len = PME_SECRET_BYTES;
+    return 0;
+}
+
 /* ---- init ---- */
 
 int MPIDI_PME_init_local(int *tag_bits)
@@ -363,6 +410,7 @@ int MPIDI_PME_init_local(int *tag_bits)
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     struct pme_config cfg;
     char err[512];
+    uint8_t made[PME_SECRET_BYTES];
 
     MPIR_FUNC_ENTER;
 
@@ -370,7 +418,10 @@ int MPIDI_PME_init_local(int *tag_bits)
     *tag_bits = MPIR_TAG_BITS_DEFAULT;
 
     memset(g, 0, sizeof(*g));
+    int made_ok = job_secret(made) == 0;
     pme_config_init(&cfg);
+    /* A rank that computes for long must not be taken for dead by its peers. */
+    cfg.helper = 1;
     int rc = pme_config_from_env(&cfg, err, sizeof(err));
     if (rc) {
         mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
@@ -380,6 +431,14 @@ int MPIDI_PME_init_local(int *tag_bits)
     }
     if (!getenv("PME_JOB_KEY"))
         cfg.job_key = job_key();
+    rc = choose_secret(&cfg, made, made_ok, err, sizeof(err));
+    memset(made, 0, sizeof(made));
+    if (rc) {
+        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                               "ch4:pme: no job secret to authenticate PME's frames", err);
+        snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
+        goto fn_fail;
+    }
     cfg.local_procs = (unsigned) MPIR_Process.local_size;
     /* Only off-node ranks talk to us over PME (on-node ones use shared memory). */
     cfg.expected_peers = (unsigned) (MPIR_Process.size - MPIR_Process.local_size);
@@ -448,7 +507,10 @@ int MPIDI_PME_init_local(int *tag_bits)
         printf("address: %s\n", g->addr);
         printf("eager_max: %zu  max_hdr: %zu  peer_timeout_ms: %u\n", g->eager_max,
                g->max_hdr, g->peer_timeout_ms);
-        printf("job_key: 0x%08x  local_procs: %u\n", cfg.job_key, cfg.local_procs);
+        printf("authentication: %s  local_procs: %u  helper: %s\n",
+               pme_ep_auth(g->ep) == PME_AUTH_MAC ? "MAC (job secret)" :
+               pme_ep_auth(g->ep) == PME_AUTH_CRC ? "CRC only" : "none", cfg.local_procs,
+               cfg.helper ? "on" : "off");
         printf("========================\n");
     }
 

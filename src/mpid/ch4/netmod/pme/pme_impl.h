@@ -11,22 +11,9 @@
 #include "mpidimpl.h"
 #include "pme_noinline.h"
 #include "pme.h"
+#include "pme_am_wire.h"
 
 #include <time.h>
-
-/* The netmod's header in front of every PME message: which MPIDIG handler runs at the
- * target, and the virtual communication interfaces. 8 bytes, so that the MPIDIG header
- * after it keeps the 8-byte alignment its structures need. */
-typedef struct {
-    uint8_t handler_id;
-    uint8_t src_vci;
-    uint8_t dst_vci;
-    uint8_t kind;               /* MPIDI_PME_KIND_* */
-    uint32_t tag;               /* KIND_DYNPROC: the port tag */
-} MPIDI_PME_wire_hdr_t;
-
-#define MPIDI_PME_KIND_AM       0       /* an MPIDIG active message */
-#define MPIDI_PME_KIND_DYNPROC  1       /* connect/accept handshake (dynamic_send) */
 
 /* MPIDI_PME_am_request_t.flags */
 #define MPIDI_PME_AMREQ_RNDV_OFFER  0x1 /* receiver: an offer waits for pme_rndv_accept */
@@ -127,7 +114,7 @@ int MPIDI_PME_handle_msg(struct pme_event *ev);
 int MPIDI_PME_handle_rts(struct pme_event *ev);
 int MPIDI_PME_handle_send_done(struct pme_event *ev);
 int MPIDI_PME_handle_recv_done(struct pme_event *ev);
-int MPIDI_PME_dynproc_deliver(const MPIDI_PME_wire_hdr_t * wh, const void *data, size_t len);
+int MPIDI_PME_dynproc_deliver(uint32_t tag, const void *data, size_t len);
 void MPIDI_PME_pvars_init(void);
 
 #endif /* PME_IMPL_H_INCLUDED */

@@ -180,7 +180,7 @@ int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout)
     goto fn_exit;
 }
 
-int MPIDI_PME_dynproc_deliver(const MPIDI_PME_wire_hdr_t * wh, const void *data, size_t len)
+int MPIDI_PME_dynproc_deliver(uint32_t tag, const void *data, size_t len)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     MPIDI_PME_dynmsg_t *m = MPL_malloc(sizeof(*m) + len, MPL_MEM_OTHER);
@@ -188,7 +188,7 @@ int MPIDI_PME_dynproc_deliver(const MPIDI_PME_wire_hdr_t * wh, const void *data,
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", 0);
     m->next = NULL;
-    m->tag = wh->tag;
+    m->tag = tag;
     m->len = len;
     memcpy(m->data, data, len);
     MPIDI_PME_dynmsg_t **pp = &g->dyn_head;

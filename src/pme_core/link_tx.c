@@ -1,5 +1,5 @@
 /*
- * tx.c - the sending half of Go-Back-N for PM, and pme_send.
+ * link_tx.c - the sending half of Go-Back-N for PM.
  *
  * Each peer has one queue of sequenced items (eager messages, rendezvous offers and
  * answers, rendezvous data streams). Frame i of an item is always rebuilt the same way
@@ -12,60 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "pme_internal.h"
-
-/* Put our view of the reverse direction (cumulative ACK, credit limit) into a frame. */
-void pme_tx_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, struct pme_wire_hdr *wh)
-{
-    (void)ep;
-    if (!p->rx_open)
-        return;
-    wh->flags |= htons(PME_F_ACK_VALID);
-    wh->ack = htonl(p->rcv_nxt - 1);
-    wh->credit = htonl(p->credit_granted);
-    p->unacked = 0;
-    p->ack_deadline = 0;
-    p->ack_now = false;
-    p->credit_sent = p->credit_granted;
-}
-
-/* Ethernet header and PME header; returns a pointer to the PME header. */
-static struct pme_wire_hdr *put_hdrs(struct pme_ep *ep, struct pme_peer *p, uint8_t *buf,
-                                     int type, uint32_t seq, uint16_t flags, size_t len)
-{
-    memcpy(buf, p->mac, 6);
-    memcpy(buf + 6, ep->mac, 6);
-    memcpy(buf + 12, &ep->ethertype_be, 2);
-    struct pme_wire_hdr *wh = (struct pme_wire_hdr *)(buf + PME_ETH_HLEN);
-    memset(wh, 0, sizeof(*wh));
-    wh->dst_ep = htons(p->ep_id);
-    wh->version = PME_WIRE_VERSION;
-    wh->type = (uint8_t)type;
-    wh->src_ep = htons(ep->ep_id);
-    wh->len = htons((uint16_t)len);
-    wh->job_key = htonl(ep->cfg.job_key);
-    wh->seq = htonl(seq);
-    wh->flags = htons(flags);
-    pme_tx_fill_rx_state(ep, p, wh);
-    return wh;
-}
-
-/* CRC32C over the header's covered part and every byte after it in the frame. */
-static void seal(struct pme_ep *ep, struct pme_dev_frame *f, struct pme_wire_hdr *wh)
-{
-    if (!ep->cfg.checksum) {
-        wh->flags |= htons(PME_F_NO_CRC);
-        return;
-    }
-    uint32_t crc = pme_crc32c(0, wh, PME_WIRE_CRC_COVERED_HDR);
-    /* iov[0] holds Ethernet + PME header + sub-header. */
-    size_t hdrs = PME_ETH_HLEN + sizeof(*wh);
-    crc = pme_crc32c(crc, (uint8_t *)f->iov[0].iov_base + hdrs, f->iov[0].iov_len - hdrs);
-    for (int i = 1; i < f->iovcnt; i++)
-        crc = pme_crc32c(crc, f->iov[i].iov_base, f->iov[i].iov_len);
-    wh->crc = htonl(crc);
-}
+#include "link.h"
 
 static void count_tx(struct pme_ep *ep, struct pme_peer *p, const struct pme_dev_frame *f)
 {
@@ -76,58 +23,6 @@ static void count_tx(struct pme_ep *ep, struct pme_peer *p, const struct pme_dev
     ep->ctr->tx_bytes += bytes;
     p->ctr->tx_frames++;
     p->ctr->tx_bytes += bytes;
-}
-
-int pme_tx_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, size_t sublen)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    uint8_t buf[PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + 64];
-    struct pme_dev_frame f;
-    if (sublen > 64)
-        return PME_ERR_INVAL;
-    struct pme_wire_hdr *wh = put_hdrs(ep, p, buf, type, 0, 0, sublen);
-    if (sublen)
-        memcpy(wh + 1, sub, sublen);
-    f.iov[0].iov_base = buf;
-    f.iov[0].iov_len = PME_ETH_HLEN + sizeof(*wh) + sublen;
-    f.iovcnt = 1;
-    seal(ep, &f, wh);
-    int n = ep->dev->ops->send(ep->dev, &f, 1);
-    if (n == 1)
-        count_tx(ep, p, &f);
-    switch (type) {
-    case PME_T_ACK: ep->ctr->ack_tx++; break;
-    case PME_T_LOSE: ep->ctr->lose_tx++; p->ctr->lose_tx++; break;
-    case PME_T_STOP: ep->ctr->stop_tx++; p->ctr->stop_tx++; break;
-    case PME_T_GO: ep->ctr->go_tx++; p->ctr->go_tx++; break;
-    case PME_T_CREDIT: ep->ctr->credit_tx++; break;
-    default: break;
-    }
-    return n == 1 ? PME_OK : PME_EAGAIN;
-}
-
-void pme_tx_hello(struct pme_ep *ep, pme_peer_t idx)
-{
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->tx_state == TX_NEW) {
-        uint32_t isn;
-        if (getrandom_u32(&isn))
-            isn = (uint32_t)ep->now ^ ep->incarnation;
-        p->snd_una = p->snd_nxt = p->snd_max = isn;
-        p->tx_state = TX_HELLO;
-        p->hello_tries = 0;
-        p->rto_us = ep->cfg.rto_us;
-        if (!p->last_rx_ns)
-            p->last_rx_ns = ep->now;
-    }
-    struct pme_wire_hello h = {
-        .incarnation = htonl(ep->incarnation),
-        .first_seq = htonl(p->snd_una),
-        .max_frame = htons((uint16_t)ep->mtu),
-    };
-    p->hello_tries++;
-    pme_tx_ctrl(ep, idx, PME_T_HELLO, &h, sizeof(h));
-    pme_timer_arm_rto(ep, idx);
 }
 
 /* ---- queue items ---- */
@@ -214,13 +109,12 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
         break;
     }
     case PME_T_RTS: {
-        struct pme_sendreq *req = m->req;
-        struct pme_wire_rts r = {htonl(req->id), htons(req->hdr_len), 0, htobe64(req->total)};
+        struct pme_wire_rts r = {htonl(m->send_id), htons(m->hdr_len), 0, htobe64(m->len)};
         memcpy(sub, &r, sizeof(r));
         sublen = sizeof(r);
-        plen = req->hdr_len;
+        plen = m->hdr_len;
         if (plen) {
-            f->iov[1].iov_base = req->hdr;
+            f->iov[1].iov_base = m->data;
             f->iov[1].iov_len = plen;
             f->iovcnt = 2;
         }
@@ -233,7 +127,7 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
         break;
     }
     case PME_T_RDATA: {
-        struct pme_sendreq *req = m->req;
+        struct pme_iov_cursor *cur = m->cur;
         uint64_t off = (uint64_t)fi * m->frag;
         plen = m->len - off < m->frag ? (size_t)(m->len - off) : m->frag;
         struct pme_wire_rdata rd = {htonl(m->rndv_id), 0, htobe64(off)};
@@ -241,8 +135,8 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
         sublen = sizeof(rd);
         /* Gather straight from the caller's buffer; a very fragmented iovec that does
          * not fit the device's gather list goes through a bounce buffer. */
-        pme_iov_cursor_seek(&req->cur, off);
-        int n = pme_iov_cursor_slice(&req->cur, plen, &f->iov[1], PME_DEV_MAX_IOV - 1);
+        pme_iov_cursor_seek(cur, off);
+        int n = pme_iov_cursor_slice(cur, plen, &f->iov[1], PME_DEV_MAX_IOV - 1);
         if (n < 0) {
             uint8_t *b = bounce_buf(ep, slot);
             if (!b)
@@ -250,7 +144,7 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
             size_t done = 0;
             while (done < plen) {
                 struct iovec piece;
-                pme_iov_cursor_slice(&req->cur, plen - done, &piece, 1);
+                pme_iov_cursor_slice(cur, plen - done, &piece, 1);
                 memcpy(b + done, piece.iov_base, piece.iov_len);
                 done += piece.iov_len;
             }
@@ -266,17 +160,21 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
     default: /* NOP */
         break;
     }
-    struct pme_wire_hdr *wh = put_hdrs(ep, p, buf, m->type, seq, flags, sublen + plen);
+    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->self, p->mac, p->node, p->ep_id, m->type,
+                                             sublen + plen);
+    wh->seq = htonl(seq);
+    wh->flags = htons(flags);
     wh->aux = htons(m->aux);
+    pme_link_fill_rx_state(ep, p, wh);
     f->iov[0].iov_base = buf;
     f->iov[0].iov_len = PME_ETH_HLEN + sizeof(*wh) + sublen;
-    seal(ep, f, wh);
+    pme_wire_seal(&ep->keys, &ep->self, pme_link_next_nonce(ep), f);
     ep->batch_seq[slot] = seq;
     return PME_OK;
 }
 
 /* Send the batch; frames the device did not take are rewound and go again later. */
-void pme_tx_flush(struct pme_ep *ep)
+void pme_link_flush(struct pme_ep *ep)
 {
     if (!ep->nbatch)
         return;
@@ -298,14 +196,14 @@ void pme_tx_flush(struct pme_ep *ep)
             p->snd_max = ep->batch_seq[n];
         if (p->rtt_timing && !pme_seq_before(p->rtt_seq, ep->batch_seq[n]))
             p->rtt_timing = false;
-        pme_tx_rewind(ep, p, ep->batch_seq[n]);
+        pme_link_rewind(ep, p, ep->batch_seq[n]);
     }
     ep->nbatch = 0;
 }
 
 /* Move the cursor so that the next frame sent is `seq` (back after a loss, forward
  * after a late ACK). */
-void pme_tx_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq)
+void pme_link_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq)
 {
     (void)ep;
     p->snd_nxt = seq;
@@ -324,62 +222,18 @@ void pme_tx_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq)
     p->cur_frame = 0;
 }
 
-/* An eager message larger than all the credit this peer will ever grant: offer it
- * by rendezvous from our copy instead (the sender already counted it complete). */
-static void convert_to_rndv(struct pme_ep *ep, struct pme_peer *p, pme_peer_t idx,
-                            struct pme_txmsg *m)
-{
-    struct pme_sendreq *req = calloc(1, sizeof(*req) + sizeof(struct iovec));
-    struct pme_txmsg *rts = pme_txmsg_new(ep, PME_T_RTS, 0);
-    uint32_t id = req && rts ? pme_slots_put(&ep->sendreqs, req) : 0;
-    if (!id) {
-        free(req);
-        pme_txmsg_free(ep, rts);
-        return; /* try again at the next pump */
-    }
-    req->state = SREQ_WAIT_CTS;
-    req->no_event = 1;
-    req->peer = idx;
-    req->id = id;
-    req->hdr_len = m->hdr_len;
-    req->hdr = m->data;
-    req->total = m->total - m->hdr_len;
-    req->iov = (struct iovec *)(req + 1);
-    req->iov[0].iov_base = m->data + m->hdr_len;
-    req->iov[0].iov_len = req->total;
-    pme_iov_cursor_init(&req->cur, req->iov, 1);
-    req->owned = m;
-    req->owned_bytes = m->total;
-    p->rndv_out++;
-    rts->req = req;
-    /* Put the offer where m was. */
-    rts->next = m->next;
-    if (p->q_head == m) {
-        p->q_head = rts;
-    } else {
-        struct pme_txmsg *prev = p->q_head;
-        while (prev->next != m)
-            prev = prev->next;
-        prev->next = rts;
-    }
-    if (p->q_tail == m)
-        p->q_tail = rts;
-    p->cur = rts;
-    m->next = NULL;
-}
-
-void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
+void pme_link_pump(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (p->tx_state == TX_NEW) {
         if (p->q_head)
-            pme_tx_hello(ep, idx);
+            pme_link_hello(ep, idx);
         return;
     }
     if (p->tx_state != TX_OPEN || ep->tx_blocked)
         return;
     if (ep->nbatch && ep->batch_peer != idx)
-        pme_tx_flush(ep);
+        pme_link_flush(ep);
     if (!ep->nbatch)
         ep->batch_snd_max = p->snd_max;
     ep->batch_peer = idx;
@@ -394,7 +248,9 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
         if (!m->started) {
             if (m->type == PME_T_DATA) {
                 if (m->cost > p->credit_grant) {
-                    convert_to_rndv(ep, p, idx, m);
+                    /* It can never fit this peer's credit: the message layer changes
+                     * its form (it failed to when the grant became known). */
+                    ep->up->credit_known(ep, idx);
                     if (p->cur == m)
                         break;
                     continue;
@@ -438,18 +294,18 @@ void pme_tx_pump(struct pme_ep *ep, pme_peer_t idx)
             p->cur_frame = 0;
         }
         if (ep->nbatch == PME_TX_BATCH) {
-            pme_tx_flush(ep);
+            pme_link_flush(ep);
             ep->batch_snd_max = p->snd_max;
         }
         if (ep->tx_blocked)
             break;
     }
-    pme_tx_flush(ep);
+    pme_link_flush(ep);
     if (pme_peer_has_inflight(p) && (!p->rto_deadline || p->keepalive_armed))
         pme_timer_arm_rto(ep, idx);
 }
 
-void pme_tx_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
+void pme_link_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     m->next = NULL;
@@ -465,23 +321,28 @@ void pme_tx_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
 }
 
 /* Free an item whose frames are all acknowledged, completing what it carried. */
-static void retire(struct pme_ep *ep, struct pme_txmsg *m)
+static void retire(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
 {
-    switch (m->type) {
-    case PME_T_DATA:
-        ep->tx_used -= m->total;
-        break;
-    case PME_T_RDATA:
-        pme_sendreq_complete(ep, m->req, PME_OK);
-        break;
-    default:
-        break;
-    }
+    ep->up->item_done(ep, idx, m, PME_OK);
     pme_txmsg_free(ep, m);
 }
 
+/* The peer failed: every queued item is done with its status. */
+void pme_link_purge(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_txmsg *m = p->q_head;
+    p->q_head = p->q_tail = p->cur = NULL;
+    while (m) {
+        struct pme_txmsg *next = m->next;
+        ep->up->item_done(ep, idx, m, status);
+        pme_txmsg_free(ep, m);
+        m = next;
+    }
+}
+
 /* ACK(k): every frame up to k arrived in order. */
-void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
+void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     uint32_t una = ack + 1;
@@ -502,10 +363,10 @@ void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
             p->cur = m->next;
             p->cur_frame = 0;
         }
-        retire(ep, m);
+        retire(ep, idx, m);
     }
     if (pme_seq_before(p->snd_nxt, una))
-        pme_tx_rewind(ep, p, una);
+        pme_link_rewind(ep, p, una);
     if (p->cur)
         pme_peer_mark_dirty(ep, idx); /* the window opened: send more after this batch */
     /* Progress: the backoff starts over and the timer restarts from now. */
@@ -514,75 +375,13 @@ void pme_tx_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack)
     pme_timer_rearm(ep, idx);
 }
 
-/* ---- pme_send ---- */
-
-int pme_send(pme_ep_t *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
-             const struct iovec *iov, int iovcnt, unsigned flags, void *ctx)
+/* The device has room again (or we try): resume every peer with work. */
+void pme_link_resume(struct pme_ep *ep)
 {
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (!p || iovcnt < 0 || (iovcnt && !iov) || (hdr_len && !hdr) ||
-        hdr_len > pme_ep_max_hdr(ep))
-        return PME_ERR_INVAL;
-    if (p->tx_state == TX_FAILED)
-        return p->fail_status;
-    ep->now = pme_now_ns();
-    uint64_t data_len = pme_iov_total(iov, iovcnt);
-    uint64_t total = hdr_len + data_len;
-
-    if (total <= ep->cfg.eager_max) {
-        if (ep->tx_used + total > ep->cfg.tx_pool_bytes && ep->tx_used)
-            return PME_EAGAIN;
-        struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, total);
-        if (!m)
-            return PME_ERR_NOMEM;
-        m->total = (uint32_t)total;
-        m->hdr_len = (uint16_t)hdr_len;
-        m->cost = pme_wire_pool_cost(m->total);
-        if (hdr_len)
-            memcpy(m->data, hdr, hdr_len);
-        size_t off = hdr_len;
-        for (int i = 0; i < iovcnt; i++) {
-            memcpy(m->data + off, iov[i].iov_base, iov[i].iov_len);
-            off += iov[i].iov_len;
-        }
-        ep->tx_used += total;
-        ep->ctr->tx_msgs++;
-        p->ctr->tx_msgs++;
-        pme_tx_enqueue(ep, idx, m);
-        pme_tx_pump(ep, idx);
-        if (flags & PME_SEND_NO_EVENT)
-            return PME_DONE;
-        struct pme_event *e = pme_evq_push(ep, PME_EV_SEND_DONE, PME_OK, idx);
-        e->ctx = ctx;
-        return PME_OK;
+    ep->tx_blocked = false;
+    for (uint32_t i = 0; i < ep->npeers && !ep->tx_blocked; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        if (p->cur && p->tx_state == TX_OPEN)
+            pme_link_pump(ep, i);
     }
-
-    size_t bytes = sizeof(struct pme_sendreq) + (size_t)iovcnt * sizeof(struct iovec) + hdr_len;
-    struct pme_sendreq *req = calloc(1, bytes);
-    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_RTS, 0);
-    uint32_t id = req && m ? pme_slots_put(&ep->sendreqs, req) : 0;
-    if (!id) {
-        free(req);
-        pme_txmsg_free(ep, m);
-        return PME_ERR_NOMEM;
-    }
-    req->state = SREQ_WAIT_CTS;
-    req->peer = idx;
-    req->id = id;
-    req->ctx = ctx;
-    req->total = data_len;
-    req->iov = (struct iovec *)(req + 1);
-    memcpy(req->iov, iov, (size_t)iovcnt * sizeof(*iov));
-    req->hdr = (uint8_t *)(req->iov + iovcnt);
-    req->hdr_len = (uint16_t)hdr_len;
-    if (hdr_len)
-        memcpy(req->hdr, hdr, hdr_len);
-    pme_iov_cursor_init(&req->cur, req->iov, iovcnt);
-    p->rndv_out++;
-    m->req = req;
-    ep->ctr->tx_rndv++;
-    p->ctr->tx_msgs++;
-    pme_tx_enqueue(ep, idx, m);
-    pme_tx_pump(ep, idx);
-    return PME_OK;
 }

@@ -1,0 +1,99 @@
+/*
+ * link.h - layer 3: peers and the reliable channel to each (Go-Back-N of PM/Ethernet's
+ * Appendix B, with ACK, LOSE, STOP and GO; eager credit; retransmission and liveness).
+ *
+ * The link carries items (struct pme_txmsg) in order and exactly once. It knows how to
+ * frame each item type but not what messages mean: in-sequence frames go up through
+ * the upcalls the message layer registered, and so do finished items and peers that
+ * open, fail or restart.
+ */
+#ifndef PME_LINK_H
+#define PME_LINK_H
+
+#include <stdio.h>
+
+#include "pme_internal.h"
+
+/* What layer 4 (messages) does for the link. */
+struct pme_upcalls {
+    /* An in-sequence frame of DATA, RTS, CTS or RDATA from peer idx (sub: the bytes
+     * after the PME header, len of them). 0: taken; PME_RX_NO_BUFFER: no room now (the
+     * link answers STOP and the peer sends it again after GO). */
+    int (*deliver)(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr *wh,
+                   const uint8_t *sub, size_t len, uint16_t flags);
+    /* Every frame of m was acknowledged (PME_OK), or the peer failed (its status); the
+     * link frees m afterwards. */
+    void (*item_done)(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status);
+    /* The peer opened its direction toward us: reserve its eager credit; returns it. */
+    uint32_t (*peer_open)(struct pme_ep *ep, pme_peer_t idx);
+    /* We learnt the credit the peer grants us (its HELLO_ACK): items queued meanwhile
+     * that can never fit it must change form. */
+    void (*credit_known)(struct pme_ep *ep, pme_peer_t idx);
+    /* The peer failed (or restarted, or closed): end what was in flight with it with
+     * status, release what it held, and tell the caller when `report`. */
+    void (*peer_failed)(struct pme_ep *ep, pme_peer_t idx, int status, bool report);
+};
+#define PME_RX_NO_BUFFER 1
+
+/* No retransmission waits more than a second, however often it was backed off. */
+#define PME_RTO_CEILING_US 1000000u
+
+/* peers.c: the peer table, keyed by (node, endpoint id), and address strings */
+int pme_peer_lookup(struct pme_ep *ep, uint32_t node, uint16_t ep_id, bool create,
+                    pme_peer_t *idx);
+void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx);
+/* "pme<version>:<node>/<endpoint>@<mac>" */
+int pme_addr_format(const struct pme_wire_self *self, char *buf, size_t len);
+int pme_addr_parse(const char *addr, unsigned *version, uint32_t *node, uint16_t *ep_id,
+                   uint8_t mac[6]);
+void pme_peers_free(struct pme_ep *ep);
+
+/* link_tx.c: the sending half */
+struct pme_txmsg *pme_txmsg_new(struct pme_ep *ep, int type, size_t data_bytes);
+void pme_txmsg_free(struct pme_ep *ep, struct pme_txmsg *m);
+void pme_link_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
+void pme_link_pump(struct pme_ep *ep, pme_peer_t idx);
+void pme_link_flush(struct pme_ep *ep);
+void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack);
+void pme_link_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq);
+void pme_link_resume(struct pme_ep *ep);
+void pme_link_purge(struct pme_ep *ep, pme_peer_t idx, int status);
+
+/* link_ctrl.c: control frames and the handshake */
+int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub,
+                  size_t sublen);
+void pme_link_hello(struct pme_ep *ep, pme_peer_t idx);
+void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, struct pme_wire_hdr *wh);
+void pme_link_send_go_if_room(struct pme_ep *ep);
+void pme_link_bye_all(struct pme_ep *ep);
+uint64_t pme_link_next_nonce(struct pme_ep *ep);
+
+/* link_rx.c: the receiving half (pme_link_rx is the devices' receive callback) */
+void pme_link_rx(void *ep, const uint8_t *frame, size_t len);
+void pme_link_after_batch(struct pme_ep *ep);
+
+/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO, the
+ * answer to a liveness probe. */
+static inline bool pme_peer_owes(const struct pme_peer *p)
+{
+    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
+           p->credit_stalled || p->ping_out;
+}
+
+/* rto.c: arming timers (below sending) */
+void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx);
+void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx);
+void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
+uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p);
+void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns);
+uint64_t pme_keepalive_ns(const struct pme_ep *ep);
+
+/* timers.c: firing them (above sending): retransmission, keepalives, liveness, failure */
+void pme_timers_run(struct pme_ep *ep);
+void pme_timers_confirm_suspects(struct pme_ep *ep);
+void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);
+void pme_peer_close(struct pme_ep *ep, pme_peer_t idx, int status, bool report);
+void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx);
+void pme_link_dump(struct pme_ep *ep, FILE *f);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * peers.c - the peer table and PME addresses.
+ *
+ * A peer is an endpoint of another process, named by (node, endpoint id): a node keeps
+ * its id whatever NIC a frame takes. Peers are never removed (a failed one stays, so
+ * that late frames find it failed rather than unknown); they live in chunks that never
+ * move, so a pme_peer pointer stays valid, and are found through an open-addressing
+ * hash of their name with the last hit tried first (frames come in runs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters_shm.h"
+#include "link.h"
+
+static uint64_t peer_key(uint32_t node, uint16_t ep_id)
+{
+    return (uint64_t)node << 16 | ep_id;
+}
+
+static uint32_t hash_slot(uint64_t key, uint32_t mask)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static void hash_insert(uint32_t *h, uint32_t mask, uint64_t key, uint32_t idx)
+{
+    uint32_t s = hash_slot(key, mask);
+    while (h[s])
+        s = (s + 1) & mask;
+    h[s] = idx + 1;
+}
+
+static int hash_grow(struct pme_ep *ep)
+{
+    uint32_t cap = ep->hash ? (ep->hash_mask + 1) * 2 : 1024;
+    uint32_t *h = calloc(cap, sizeof(*h));
+    if (!h)
+        return PME_ERR_NOMEM;
+    for (uint32_t i = 0; i < ep->npeers; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        hash_insert(h, cap - 1, peer_key(p->node, p->ep_id), i);
+    }
+    free(ep->hash);
+    ep->hash = h;
+    ep->hash_mask = cap - 1;
+    return PME_OK;
+}
+
+static int peer_new(struct pme_ep *ep, uint32_t node, uint16_t ep_id, pme_peer_t *out)
+{
+    if (ep->npeers == PME_MAX_PEERS) {
+        pme_ep_set_error(ep, "too many peers (at most %u per endpoint)", PME_MAX_PEERS);
+        return PME_ERR_NOMEM;
+    }
+    if (ep->npeers == ep->nchunks * PME_PEER_CHUNK) {
+        struct pme_peer **c = realloc(ep->chunks, (ep->nchunks + 1) * sizeof(*c));
+        if (!c)
+            return PME_ERR_NOMEM;
+        ep->chunks = c;
+        c[ep->nchunks] = calloc(PME_PEER_CHUNK, sizeof(struct pme_peer));
+        if (!c[ep->nchunks])
+            return PME_ERR_NOMEM;
+        ep->nchunks++;
+    }
+    if (!ep->hash || (ep->npeers + 1) * 2 > ep->hash_mask + 1) {
+        int rc = hash_grow(ep);
+        if (rc)
+            return rc;
+    }
+    pme_peer_t idx = ep->npeers++;
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    memset(p, 0, sizeof(*p));
+    p->node = node;
+    p->ep_id = ep_id;
+    p->tx_state = TX_NEW;
+    p->rto_us = ep->cfg.rto_us;
+    p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
+    p->ctr = pme_shm_peer_slot(ep->shm, idx, node, ep_id, p->mac);
+    hash_insert(ep->hash, ep->hash_mask, peer_key(node, ep_id), idx);
+    *out = idx;
+    return PME_OK;
+}
+
+int pme_peer_lookup(struct pme_ep *ep, uint32_t node, uint16_t ep_id, bool create,
+                    pme_peer_t *idx)
+{
+    struct pme_peer *last = pme_peer_get(ep, ep->last_peer);
+    if (last && last->ep_id == ep_id && last->node == node) {
+        *idx = ep->last_peer;
+        return PME_OK;
+    }
+    if (ep->hash) {
+        uint64_t key = peer_key(node, ep_id);
+        for (uint32_t s = hash_slot(key, ep->hash_mask); ep->hash[s];
+             s = (s + 1) & ep->hash_mask) {
+            struct pme_peer *p = pme_peer_get(ep, ep->hash[s] - 1);
+            if (p->ep_id == ep_id && p->node == node) {
+                *idx = ep->last_peer = ep->hash[s] - 1;
+                return PME_OK;
+            }
+        }
+    }
+    if (!create)
+        return PME_ERR_INVAL;
+    return peer_new(ep, node, ep_id, idx);
+}
+
+/* Queue a peer for attention after the current receive batch (pump, ACK, credit). */
+void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p->dirty) {
+        p->dirty = true;
+        pme_idxvec_push(&ep->dirty, idx);
+    }
+}
+
+void pme_peers_free(struct pme_ep *ep)
+{
+    for (uint32_t c = 0; c < ep->nchunks; c++)
+        free(ep->chunks[c]);
+    free(ep->chunks);
+    free(ep->hash);
+    ep->chunks = NULL;
+    ep->hash = NULL;
+    ep->npeers = ep->nchunks = 0;
+}
+
+/* ---- addresses: "pme<version>:<node, 8 hex digits>/<endpoint id>@<MAC>" ---- */
+
+int pme_addr_format(const struct pme_wire_self *self, char *buf, size_t len)
+{
+    const uint8_t *m = self->mac;
+    int n = snprintf(buf, len, "pme%d:%08x/%u@%02x:%02x:%02x:%02x:%02x:%02x", PME_WIRE_VERSION,
+                     self->node, self->ep, m[0], m[1], m[2], m[3], m[4], m[5]);
+    return n < 0 || (size_t)n >= len ? PME_ERR_INVAL : n;
+}
+
+/* Returns PME_OK, PME_ERR_VERSION (well-formed prefix, other version: *version says
+ * which) or PME_ERR_ADDR. */
+int pme_addr_parse(const char *addr, unsigned *version, uint32_t *node, uint16_t *ep_id,
+                   uint8_t mac[6])
+{
+    unsigned n, id, m[6];
+    char tail;
+    if (!addr || sscanf(addr, "pme%u:", version) != 1)
+        return PME_ERR_ADDR;
+    if (*version != PME_WIRE_VERSION)
+        return PME_ERR_VERSION;
+    const char *rest = strchr(addr, ':') + 1;
+    if (strspn(rest, "0123456789abcdefABCDEF") != 8 ||
+        sscanf(rest, "%8x/%u@%2x:%2x:%2x:%2x:%2x:%2x%c", &n, &id, &m[0], &m[1], &m[2], &m[3],
+               &m[4], &m[5], &tail) != 8 ||
+        id > PME_EP_ID_MAX || n == PME_NODE_ANY)
+        return PME_ERR_ADDR;
+    *node = n;
+    *ep_id = (uint16_t)id;
+    for (int i = 0; i < 6; i++)
+        mac[i] = (uint8_t)m[i];
+    return PME_OK;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * pme_ioctl.h - the contract between PME's kernel driver (kmod/, /dev/pme) and the
+ * processes that use it (src/pme_core/dev_kernel.c): ioctls, the layout of the mapped
+ * rings, and the counters. One definition for both sides, so it uses only
+ * <linux/types.h>, <linux/ioctl.h> and the wire header, which uses only the former.
+ *
+ * One open file of /dev/pme is one endpoint. PME_IOC_BIND ties it to an interface, an
+ * endpoint id, a job and a node, and sizes its rings; mmap() of the file then maps
+ *
+ *   offset 0          struct pme_kring_ctl (one page)
+ *   rx_offset         rx_slots receive slots of slot_size bytes
+ *   tx_offset         tx_slots send slots of slot_size bytes
+ *
+ * Each slot is struct pme_kslot followed by one whole Ethernet frame. The status word
+ * says who owns the slot, as in the kernel's TPACKET rings:
+ *
+ *   receive: PME_KRX_KERNEL -> the driver writes a frame -> PME_KRX_USER -> the process
+ *            reads it and hands the slot back (PME_KRX_KERNEL). Slots are used in order.
+ *   send:    PME_KTX_FREE -> the process writes a frame -> PME_KTX_SEND; after a batch it
+ *            rings the doorbell (PME_IOC_SEND) once; the driver checks, stamps and
+ *            sends every PME_KTX_SEND slot in order and hands it back (PME_KTX_FREE).
+ *
+ * A status word is written last with release semantics and read with acquire
+ * semantics on both sides. The driver trusts nothing in the mapped memory: it copies a
+ * frame out before it checks it, and a process that scribbles on its rings only loses
+ * its own frames.
+ */
+#ifndef PME_IOCTL_H
+#define PME_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#include "pme_wire.h"
+
+/*
+ * The ABI's version: bumped on any change to this file that an old module or an old
+ * library would misread. PME_IOC_BIND refuses another version with EPROTO, and
+ * PME_IOC_VERSION (whose number never changes) tells the library which one the module
+ * speaks, so the error can name both.
+ */
+#define PME_ABI_VERSION 1
+
+/* ---- the wire, as far as the driver reads and writes it ---- */
+
+/*
+ * Offsets from the start of the Ethernet frame (pme_wire.h defines them). dst_ep,
+ * version and type are the same in every wire version; the others hold for version 2.
+ */
+#ifndef PME_WIRE_OFF_SRC_EP
+#define PME_WIRE_OFF_SRC_EP      (PME_ETH_HLEN + 4)
+#endif
+#ifndef PME_WIRE_OFF_DST_NODE
+#define PME_WIRE_OFF_DST_NODE    (PME_ETH_HLEN + 8)
+#endif
+#ifndef PME_WIRE_OFF_SRC_NODE
+#define PME_WIRE_OFF_SRC_NODE    (PME_ETH_HLEN + 12)
+#endif
+#ifndef PME_WIRE_OFF_JOB_ID
+#define PME_WIRE_OFF_JOB_ID      (PME_ETH_HLEN + 20)
+#endif
+#ifndef PME_WIRE_OFF_INCARNATION
+#define PME_WIRE_OFF_INCARNATION (PME_ETH_HLEN + 40)
+#endif
+
+/*
+ * The wire versions the driver carries, and the size of the PME header of each (a
+ * shorter frame is refused). Version 1 has src_ep where version 2 has it, and nothing
+ * else the driver matches or stamps; version 2 adds dst_node and job_id (matched on
+ * receive) and src_node and incarnation (stamped on send).
+ */
+#define PME_KWIRE_V1            1
+#define PME_KWIRE_V1_HDR_LEN    32
+#define PME_KWIRE_V2            2
+#define PME_KWIRE_V2_HDR_LEN    72
+
+#ifndef PME_NODE_ANY
+#define PME_NODE_ANY 0xFFFFFFFFu /* never a real node */
+#endif
+
+/* ---- binding an endpoint ---- */
+
+#define PME_KEP_ANY 0xFFFF /* pme_kbind.ep_id: any free id (the one chosen is returned) */
+
+struct pme_kbind {
+	__u32 abi_version;      /* in: PME_ABI_VERSION */
+	__u32 flags;            /* in: 0 (reserved) */
+	char ifname[16];        /* in: interface name (IFNAMSIZ), in the caller's netns */
+	__u16 ep_id;            /* in: 0..PME_EP_ID_MAX or PME_KEP_ANY; out: the id */
+	__u16 ethertype;        /* in: 0 or the module's; out: the module's EtherType */
+	__u32 job_id;           /* in: version 2 frames of other jobs are not delivered */
+	__u32 node_id;          /* in: this node; PME_NODE_ANY takes any dst_node */
+	__u32 incarnation;      /* in: 0 to let the driver choose; out: the one stamped */
+	__u32 rx_bytes;         /* in: receive ring size wanted (0: default) */
+	__u32 tx_bytes;         /* in: send ring size wanted (0: default) */
+	__u32 rx_slots;         /* out */
+	__u32 tx_slots;         /* out */
+	__u32 slot_size;        /* out: bytes per slot, struct pme_kslot included */
+	__u32 mtu;              /* out: the interface's MTU at bind time */
+	__u8 mac[6];            /* out: the interface's MAC (stamped as Ethernet source) */
+	__u16 pad;              /* 0 */
+	__u64 rx_offset;        /* out: mmap offset of the receive ring */
+	__u64 tx_offset;        /* out: mmap offset of the send ring */
+	__u64 mmap_len;         /* out: bytes to map at offset 0 */
+	/*
+	 * Room for what comes with wire version 2: a key the driver uses to answer
+	 * liveness probes for the endpoint while the process computes. 0 today.
+	 */
+	__u64 liveness_key[2];
+	__u64 reserved[4];      /* 0 */
+};
+
+/* The first page of the mapping. The driver writes it; the process reads it. */
+struct pme_kring_ctl {
+	__u32 abi_version;
+	__u32 state;            /* PME_KSTATE_* bits */
+	__u32 rx_slots;
+	__u32 tx_slots;
+	__u32 slot_size;
+	__u32 pad;
+	__u64 rx_offset;
+	__u64 tx_offset;
+};
+
+#define PME_KSTATE_DOWN 0x1      /* the interface is down: nothing moves until it is up */
+#define PME_KSTATE_GONE 0x2      /* the interface went away: the endpoint is dead */
+
+struct pme_kslot {
+	__u32 status;           /* PME_RX_* or PME_TX_* */
+	__u32 len;              /* bytes of the frame that follows */
+	__u64 reserved[3];
+};
+
+#define PME_KSLOT_HDR_LEN 32     /* sizeof(struct pme_kslot): where the frame starts */
+
+#define PME_KRX_KERNEL 0
+#define PME_KRX_USER   1
+#define PME_KTX_FREE   0
+#define PME_KTX_SEND   1
+
+/* ---- counters ---- */
+
+/*
+ * Per endpoint (PME_IOC_COUNTERS) and for the whole module (PME_IOC_GLOBAL_COUNTERS,
+ * /sys/class/misc/pme/counters/<name>). New counters go at the end.
+ */
+enum pme_kcounter {
+	PME_KCNT_RX_FRAMES,             /* frames placed in a receive ring */
+	PME_KCNT_RX_BYTES,              /* bytes of those frames */
+	PME_KCNT_TX_FRAMES,             /* frames sent (to the wire or an endpoint here) */
+	PME_KCNT_TX_BYTES,              /* bytes of those frames */
+	PME_KCNT_RX_RING_FULL,          /* dropped: the receive ring was full */
+	PME_KCNT_RX_NO_ENDPOINT,        /* dropped: no endpoint bound to that id */
+	PME_KCNT_RX_WRONG_JOB,          /* dropped: version 2, another job */
+	PME_KCNT_RX_WRONG_NODE,         /* dropped: version 2, another node */
+	PME_KCNT_RX_BAD_FRAME,          /* dropped: too short, or an unknown version */
+	PME_KCNT_RX_TOO_LONG,           /* dropped: longer than a ring slot */
+	PME_KCNT_TX_BAD_ETHERTYPE,      /* refused: not PME's EtherType */
+	PME_KCNT_TX_BAD_LENGTH,         /* refused: too short, or longer than the MTU */
+	PME_KCNT_TX_BAD_VERSION,        /* refused: a wire version the driver lacks */
+	PME_KCNT_TX_SRC_REWRITTEN,      /* sent with forged source fields rewritten */
+	PME_KCNT_TX_DROPPED,            /* the interface did not take it (down, full) */
+	PME_KCNT_TX_LOCAL,              /* delivered to an endpoint on the same interface */
+	PME_KCNT_NR
+};
+
+/* Their names, in the order above (sysfs file names, /proc/driver/pme columns). */
+#define PME_KCNT_NAMES { \
+	"rx_frames", "rx_bytes", "tx_frames", "tx_bytes", \
+	"rx_ring_full", "rx_no_endpoint", "rx_wrong_job", "rx_wrong_node", \
+	"rx_bad_frame", "rx_too_long", "tx_bad_ethertype", "tx_bad_length", \
+	"tx_bad_version", "tx_src_rewritten", "tx_dropped", "tx_local", \
+}
+
+#define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */
+
+struct pme_kcounters {
+	__u32 count;            /* out: counters filled (PME_KCNT_NR of the module) */
+	__u32 pad;
+	__u64 v[PME_KCNT_MAX];   /* out: indexed by enum pme_kcounter */
+};
+
+/* ---- ioctls ---- */
+
+#define PME_IOC_MAGIC 0xB5
+
+/* The module's PME_ABI_VERSION. This number never changes. */
+#define PME_IOC_VERSION         _IOR(PME_IOC_MAGIC, 0, __u32)
+/*
+ * Bind this file to an interface and endpoint id (once per file). EBUSY: the id is
+ * taken on that interface; ENODEV: no such interface; ENETDOWN: it is down; EPROTO:
+ * another ABI version.
+ */
+#define PME_IOC_BIND            _IOWR(PME_IOC_MAGIC, 1, struct pme_kbind)
+/*
+ * The doorbell: send every PME_KTX_SEND slot, in order. Returns how many slots it took
+ * (sent or refused, see the counters), or fails: ENETDOWN, ENODEV (interface gone).
+ */
+#define PME_IOC_SEND            _IO(PME_IOC_MAGIC, 2)
+#define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_kcounters)
+#define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_kcounters)
+/*
+ * Numbers 5 to 15 are kept for what wire version 2 brings: registering and releasing
+ * memory regions for zero-copy rendezvous (pinned pages, invalidated through an MMU
+ * notifier) and setting the liveness key. Today they fail with ENOTTY.
+ */
+
+#endif /* PME_IOCTL_H */

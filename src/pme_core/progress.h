@@ -1,0 +1,24 @@
+/*
+ * progress.h - layer 6: progress passes, waiting, and the liveness helper.
+ */
+#ifndef PME_PROGRESS_H
+#define PME_PROGRESS_H
+
+#include "pme_internal.h"
+
+/* progress.c */
+/* One pass at ep->now: resume blocked sends, take frames (poll_device), run timers and
+ * judge suspects, send what became due. Returns the number of events ready. */
+int pme_progress_pass(struct pme_ep *ep, bool poll_device);
+
+/* wait.c */
+int pme_flush_do(struct pme_ep *ep, int timeout_ms);
+void pme_wait_init(struct pme_ep *ep);
+int pme_wait_do(struct pme_ep *ep, int timeout_ms);
+void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us);
+
+/* helper.c */
+int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen);
+void pme_helper_stop(struct pme_ep *ep);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * mkcorpus.c - the seed corpus of fuzz_rx: real exchanges between the fuzzed endpoint
+ * and a scripted peer (test/loop/fakepeer.c), recorded frame by frame. Built like the
+ * fuzzer (deterministic "random" numbers), so the recorded sequence numbers and
+ * incarnations are the ones the fuzzer's endpoint will have.
+ *
+ *   mkcorpus DIR     writes one input per scenario and mode into DIR
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakepeer.h"
+#include "fuzz_common.h"
+#include "pme_test.h"
+#include "pme_wire.h"
+
+struct rec {
+    uint8_t buf[1 << 20];
+    size_t len;
+};
+
+static struct rec rec;
+static struct fz z;
+static struct fakepeer fp;
+static struct fp_frame fr;
+
+/* Build, seal, record and inject one frame of the fake peer; let the endpoint react. */
+static void emit(int type, uint32_t seq, int with_ack, uint16_t flags, uint16_t aux,
+                 const void *sub, size_t sublen)
+{
+    static uint8_t f[70000];
+    size_t n = fp_build(&fp, f, type, seq, with_ack, fp.rcv_nxt - 1, 1 << 20, flags, aux, sub,
+                        sublen);
+    fp_seal(&fp, f, n);
+    CHECK(rec.len + 2 + n <= sizeof(rec.buf), "corpus input too long");
+    rec.buf[rec.len++] = (uint8_t)(n >> 8);
+    rec.buf[rec.len++] = (uint8_t)n;
+    memcpy(rec.buf + rec.len, f, n);
+    rec.len += n;
+    fp_inject(&fp, f, n);
+    fz_events(&z);
+}
+
+static void start(uint8_t mode)
+{
+    CHECK(fz_open(&z, mode) == 0, "cannot open the fuzzed endpoint");
+    fp_init(&fp, z.wire, z.ep, fz_peer_mac, FZ_PEER_EP, FZ_PEER_NODE,
+            mode & FZ_MAC ? fz_secret : NULL, 0);
+    rec.len = 0;
+    rec.buf[rec.len++] = mode;
+}
+
+/* Answer the endpoint's HELLO. */
+static void answer_hello(void)
+{
+    CHECK(fp_expect(&fp, z.ep, PME_T_HELLO, &fr, 1000), "no HELLO");
+    const struct pme_wire_hello *in = (const void *)fr.sub;
+    fp.rcv_nxt = ntohl(in->first_seq);
+    struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(1500)};
+    emit(PME_T_HELLO_ACK, 0, 1, 0, 0, &a, sizeof(a));
+}
+
+/* The handshake as the fake peer plays it: the endpoint says HELLO first when it has
+ * something to send; otherwise it answers ours with its own. */
+static void handshake(uint8_t mode)
+{
+    struct pme_wire_hello h = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(1500)};
+    if (mode & FZ_SENDS)
+        answer_hello();
+    emit(PME_T_HELLO, 0, 0, 0, 0, &h, sizeof(h));
+    if (!(mode & FZ_SENDS))
+        answer_hello();
+}
+
+/* An eager message of n bytes in fragments of frag bytes. */
+static void eager(size_t n, size_t frag)
+{
+    static uint8_t sub[2048];
+    for (size_t off = 0; off < n || off == 0; off += frag) {
+        size_t plen = n - off < frag ? n - off : frag;
+        struct pme_wire_frag fh = {htonl((uint32_t)n), htonl((uint32_t)off), htons(n ? 1 : 0), 0};
+        memcpy(sub, &fh, sizeof(fh));
+        memset(sub + sizeof(fh), 'e', plen);
+        uint16_t flags = (off == 0 ? PME_F_FIRST : 0) | (off + plen >= n ? PME_F_LAST : 0);
+        emit(PME_T_DATA, fp.snd_nxt++, 1, flags, 0, sub, sizeof(fh) + plen);
+        if (n == 0)
+            break;
+    }
+}
+
+/* The fake peer offers n bytes; the endpoint accepts (fz_events); the data follows. */
+static void rendezvous(uint64_t n)
+{
+    uint8_t sub[64];
+    struct pme_wire_rts r = {htonl(0x1234), htons(8), 0, htobe64(n)};
+    memcpy(sub, &r, sizeof(r));
+    memset(sub + sizeof(r), 'h', 8);
+    emit(PME_T_RTS, fp.snd_nxt++, 1, PME_F_FIRST | PME_F_LAST, 0, sub, sizeof(r) + 8);
+    if (!fp_expect(&fp, z.ep, PME_T_CTS, &fr, 200))
+        return;
+    const struct pme_wire_cts *c = (const void *)fr.sub;
+    uint64_t accepted = be64toh(c->accepted);
+    static uint8_t d[1500];
+    for (uint64_t off = 0; off < accepted; off += 1000) {
+        struct pme_wire_rdata rd = {c->rndv_id, 0, htobe64(off)};
+        size_t plen = accepted - off < 1000 ? (size_t)(accepted - off) : 1000;
+        memcpy(d, &rd, sizeof(rd));
+        memset(d + sizeof(rd), 'd', plen);
+        emit(PME_T_RDATA, fp.snd_nxt++, 1, off + plen >= accepted ? PME_F_LAST : 0, 0, d,
+             sizeof(rd) + plen);
+    }
+}
+
+/* The endpoint's own rendezvous (FZ_SENDS): answer its RTS and acknowledge its data. */
+static void answer_offer(void)
+{
+    if (!fp_expect(&fp, z.ep, PME_T_RTS, &fr, 200))
+        return;
+    const struct pme_wire_rts *r = (const void *)fr.sub;
+    struct pme_wire_cts c = {r->send_id, htonl(0x77), htobe64(30000)};
+    emit(PME_T_CTS, fp.snd_nxt++, 1, PME_F_FIRST | PME_F_LAST, 0, &c, sizeof(c));
+    for (int i = 0; i < 30 && fp_expect(&fp, z.ep, PME_T_RDATA, &fr, 50); i++)
+        ;
+    emit(PME_T_ACK, 0, 1, 0, 0, NULL, 0);
+}
+
+static void controls(void)
+{
+    struct pme_wire_ping ping = {htobe64(42), 0, 0};
+    emit(PME_T_ACK, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_CREDIT, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_CREDIT_REQ, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_LOSE, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_STOP, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_GO, 0, 1, 0, 0, NULL, 0);
+    emit(PME_T_PING, 0, 1, 0, 0, &ping, sizeof(ping));
+    emit(PME_T_PONG, 0, 1, 0, 0, &ping, sizeof(ping));
+    emit(PME_T_NOP, fp.snd_nxt++, 1, PME_F_ACK_REQ, 0, NULL, 0);
+    emit(PME_T_BYE, 0, 1, 0, 0, NULL, 0);
+}
+
+static void save(const char *dir, const char *name, uint8_t mode)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s-%s%s", dir, name, mode & FZ_MAC ? "mac" : "plain",
+             mode & FZ_SENDS ? "-sends" : "");
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(rec.buf, 1, rec.len, f) == rec.len && fclose(f) == 0, "write %s", path);
+    fz_close(&z);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK(argc == 2, "usage: mkcorpus DIR");
+    static const uint8_t modes[] = {0, FZ_MAC, FZ_SENDS, FZ_MAC | FZ_SENDS};
+    for (size_t i = 0; i < sizeof(modes); i++) {
+        uint8_t m = modes[i];
+        start(m);
+        handshake(m);
+        save(argv[1], "handshake", m);
+        start(m);
+        handshake(m);
+        eager(1, 1400);
+        eager(3000, 1400);
+        eager(0, 1400);
+        CHECK(z.msgs == 3, "the eager scenario delivered %u messages, not 3", z.msgs);
+        save(argv[1], "eager", m);
+        start(m);
+        handshake(m);
+        rendezvous(5000);
+        rendezvous(2500); /* the caller accepts half of an offer of this size */
+        CHECK(z.offers == 2 && z.landed == 2, "the rendezvous scenario: %u offers, %u landed",
+              z.offers, z.landed);
+        save(argv[1], "rendezvous", m);
+        start(m);
+        handshake(m);
+        controls();
+        save(argv[1], "controls", m);
+        if (m & FZ_SENDS) {
+            start(m);
+            handshake(m);
+            answer_offer();
+            save(argv[1], "offer", m);
+        }
+    }
+    printf("corpus written to %s\n", argv[1]);
+    return 0;
+}
