@@ -22,3 +22,15 @@ kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
 
 # between X LO HI: LO <= X <= HI (numbers, possibly fractional).
 between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+# vc_bg NAME NODE CMD...: run CMD inside a node in the background, registered for
+# cleanup; BGPID = CMD's own process (vcluster exec replaces itself with nsenter, which
+# replaces itself with CMD), so killing BGPID stops CMD. "vc_in ... &" would fork a
+# subshell for the function: killing that subshell's pid leaves CMD running.
+vc_bg() {
+    local n=$1 node=$2
+    shift 2
+    "$VC" exec --name "$n" "$node" "$@" &
+    BGPID=$!
+    VC_BGPIDS+=("$BGPID")
+}

@@ -119,7 +119,7 @@ static void send_frame(int s, const char *ifname, const uint8_t *mac, unsigned v
     h.src_node = htonl(rf.node);
     h.hops_left = (uint8_t)hops;
     memcpy(f + 14, &h, sizeof(h));
-    memcpy(h + HDR, tag, tlen);
+    memcpy(f + 14 + HDR, tag, tlen);
     struct sockaddr_ll to;
     memset(&to, 0, sizeof(to));
     to.sll_family = AF_PACKET;

@@ -32,9 +32,8 @@ serve() {
     local node=$1
     shift
     rm -f "$TMPD/addr"
-    vc_in "$NAME" "$NAME-n$node" "$@" --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1 &
-    SERVER=$!
-    VC_BGPIDS+=("$SERVER")
+    vc_bg "$NAME" "$NAME-n$node" "$@" --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1
+    SERVER=$BGPID
     for ((i = 0; i < 100; i++)); do
         [ -s "$TMPD/addr" ] && break
         kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "$1 did not start"; }

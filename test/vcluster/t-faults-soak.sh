@@ -30,15 +30,13 @@ say "soak: ${FAULTS_SET[*]} seed=$SEED on both links, two streams for $SECS s"
 stream() {
     local from=$1 to=$2 i
     rm -f "$TMPD/addr.$to"
-    vc_in "$NAME" "$NAME-n$to" "$ONCE" recv -i eth0 --addr-file "$TMPD/addr.$to" >"$TMPD/recv.$to" 2>&1 &
-    RPID=$!
-    VC_BGPIDS+=("$RPID")
+    vc_bg "$NAME" "$NAME-n$to" "$ONCE" recv -i eth0 --addr-file "$TMPD/addr.$to" >"$TMPD/recv.$to" 2>&1
+    RPID=$BGPID
     for ((i = 0; i < 100; i++)); do [ -s "$TMPD/addr.$to" ] && break; sleep 0.05; done
     [ -s "$TMPD/addr.$to" ] || { cat "$TMPD/recv.$to"; fail "receiver on node $to did not start"; }
-    vc_in "$NAME" "$NAME-n$from" "$ONCE" send -i eth0 --peer "$(cat "$TMPD/addr.$to")" \
-        --seconds "$SECS" >"$TMPD/send.$from" 2>&1 &
-    SPID=$!
-    VC_BGPIDS+=("$SPID")
+    vc_bg "$NAME" "$NAME-n$from" "$ONCE" send -i eth0 --peer "$(cat "$TMPD/addr.$to")" \
+        --seconds "$SECS" >"$TMPD/send.$from" 2>&1
+    SPID=$BGPID
 }
 
 stream 0 1; s01=$SPID r01=$RPID

@@ -26,9 +26,8 @@ on0() { vc_in "$NAME" "$NAME-n0" "$@"; }
 probe() {
     local et=${1:-0x88b5}
     rm -f "$TMPD/ready" "$TMPD/recv"
-    vc_in "$NAME" "$NAME-n1" "$TMPD/faultprobe" recv xm "$et" "$N" "$TMPD/ready" 700 >"$TMPD/recv" &
-    local rx=$!
-    VC_BGPIDS+=("$rx")
+    vc_bg "$NAME" "$NAME-n1" "$TMPD/faultprobe" recv xm "$et" "$N" "$TMPD/ready" 700 >"$TMPD/recv"
+    local rx=$BGPID
     for ((i = 0; i < 100; i++)); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
     on0 "$TMPD/faultprobe" send xp "$MAC1" "$et" "$N" 200 20 || fail "faultprobe send failed"
     wait "$rx" || fail "faultprobe recv failed"
@@ -145,8 +144,8 @@ for ((i = 0; i < 20; i++)); do
 done
 [ "$i" -lt 20 ] || fail "the delay line of xp still runs after detach"
 rm -f "$TMPD/ready"
-vc_in "$NAME" "$NAME-n1" "$TMPD/faultprobe" recv xm 0x88b5 "$N" "$TMPD/ready" 700 >"$TMPD/recv" &
-rx=$!
+vc_bg "$NAME" "$NAME-n1" "$TMPD/faultprobe" recv xm 0x88b5 "$N" "$TMPD/ready" 700 >"$TMPD/recv"
+rx=$BGPID
 for ((i = 0; i < 100; i++)); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
 on0 "$TMPD/faultprobe" send xp "$MAC1" 0x88b5 "$N" 200 20
 wait "$rx"

@@ -53,9 +53,8 @@ listen_all() {
     LPIDS=()
     rm -f "$TMPD"/ready.* "$TMPD"/rx.*
     for ((i = 0; i < nodes; i++)); do
-        vc_in "$n" "$n-n$i" "$RP" listen "$et" "$TMPD/ready.$i" >"$TMPD/rx.$i" &
-        LPIDS+=($!)
-        VC_BGPIDS+=($!)
+        vc_bg "$n" "$n-n$i" "$RP" listen "$et" "$TMPD/ready.$i" >"$TMPD/rx.$i"
+        LPIDS+=("$BGPID")
     done
     for ((r = 0; r < 100; r++)); do
         [ "$(find "$TMPD" -maxdepth 1 -name 'ready.*' | wc -l)" = "$nodes" ] && break
