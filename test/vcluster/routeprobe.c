@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,6 +188,11 @@ static void on_stop_signals(void)
     sa.sa_handler = on_signal; /* no SA_RESTART: interrupt recvfrom */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    /* A listener or answerer must not outlive the test or benchmark that started it
+     * (an orphan would hold the namespaces, and the lock around them, for good). */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() == 1)
+        stop = 1;
 }
 
 static int do_listen(const char *ready)
