@@ -2,10 +2,12 @@
 # t-faults.sh - MPI over ch4:pme on a 4-node switched cluster whose data links drop,
 # duplicate, corrupt, delay and reorder PME's frames (maint/faults, the eBPF fault
 # injector): under each kind of fault a checked ping-pong from 0 bytes to 4 MiB (ranks
-# on different nodes) completes with correct data, and the pt2pt and coll lines of the
-# CI subset of MPICH's test suite pass with every kind at once; the injector's counters
-# show that the faults happened. PME_TEST_FULL=1 runs the CI subset under each kind
-# separately too (about 5 times longer). The seed is fixed (PME_FAULT_SEED overrides).
+# on different nodes) completes with correct data; the injector's counters show that
+# the faults happened. With PME_TEST_FULL=1 the pt2pt and coll lines of the CI subset of
+# MPICH's test suite run too, with every kind at once and then under each kind alone
+# (not by default: with every kind at once they did not finish within 20 minutes on a
+# loaded 2-core machine, far beyond CI's budget). The seed is fixed (PME_FAULT_SEED
+# overrides).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
@@ -77,7 +79,7 @@ suite_under() {
 }
 
 for kind in "${kinds[@]}"; do pingpong_under "$kind"; done
-suite_under "every kind at once" "${kinds[@]}"
 if [ "${PME_TEST_FULL:-0}" = 1 ]; then
+    suite_under "every kind at once" "${kinds[@]}"
     for kind in "${kinds[@]}"; do suite_under "$kind" "$kind"; done
 fi
