@@ -1,7 +1,8 @@
 # deps.sh - the Debian packages PME's build, tests and demos need, installed on demand.
 # Sourced by maint scripts:  . maint/deps.sh; pme_deps build test
 #
-# Groups: build (pme_core and tools), test (sanitizers, valgrind, namespaces, loss),
+# Groups: build (pme_core and tools), test (sanitizers, valgrind, namespaces, loss, and
+# the BPF fault injector and mesh forwarder: clang, libbpf, bpftool),
 # mpich (building MPICH 4.0.2 with ch4:pme, and Debian's mpich as the baseline),
 # kmod (the kernel module and its qemu test), bench (plots).
 
@@ -10,7 +11,7 @@ pme_deps_packages() {
     for g in "$@"; do
         case $g in
         build) pkgs+=(build-essential autoconf automake libtool pkg-config libpcap-dev libhwloc-dev libssl-dev) ;;
-        test) pkgs+=(valgrind iproute2 nftables util-linux procps clang libclang-rt-14-dev libfuzzer-14-dev) ;;
+        test) pkgs+=(valgrind iproute2 nftables util-linux procps clang libclang-rt-14-dev libfuzzer-14-dev libbpf-dev bpftool) ;;
         mpich) pkgs+=(gfortran dpkg-dev ccache mpich libmpich-dev hwloc python3 file) ;;
         kmod) pkgs+=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio dkms) ;;
         bench) pkgs+=(gnuplot-nox) ;;
