@@ -35,7 +35,7 @@
  *    On a real host that is one file for the host (its initial namespace); on a
  *    virtual cluster, whose nodes are network namespaces sharing one file system, each
  *    node finds its own file the same way, as it finds its counter files
- *    (/dev/shm/pme.<netns inode>.*). /run is emptied at boot, like the routes, which
+ *    (/dev/shm/pme-<uid>/<netns inode>.*). /run is emptied at boot, like the routes, which
  *    pme_route installs once per boot on each node, as one loads a driver.
  *
  * The routes pme_route computes (torus and ring): dimension order, x then y then z,
