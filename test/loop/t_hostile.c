@@ -268,8 +268,15 @@ static void test_computing_peer(void)
     fp_send(&fp, PME_T_ACK, 0, 1, data_seq, 1 << 20, 0, 0, NULL, 0);
     CHECK(pme_send(lp.a, peer, "d", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE,
           "send after the peer came back");
-    CHECK(fp_expect(&fp, lp.a, PME_T_DATA, &fr, 1000) && fr.seq == data_seq + 1,
-          "the next message did not follow");
+    /* Retransmissions of the first message sent before our ACK arrived may still be on
+     * the wire (a slow run, under valgrind, makes them likely): skip those. */
+    bool next = false;
+    for (int i = 0; i < 8 && !next && fp_expect(&fp, lp.a, PME_T_DATA, &fr, 1000); i++) {
+        CHECK(fr.seq == data_seq || fr.seq == data_seq + 1, "DATA with seq %u after %u",
+              (unsigned)fr.seq, (unsigned)data_seq);
+        next = fr.seq == data_seq + 1;
+    }
+    CHECK(next, "the next message did not follow");
     struct pme_counters c;
     pme_ep_counters(lp.a, &c);
     CHECK(c.peers_failed == 0, "%llu peers failed", (unsigned long long)c.peers_failed);
