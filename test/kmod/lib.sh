@@ -59,6 +59,18 @@ kmod_load() {
 }
 
 # In the guest: an unprivileged user, in group pme or not.
+# kmod_pair NAME [MTU]: namespaces NAMEa and NAMEb joined by a veth pair NAMEva-NAMEvb,
+# both ends up (at MTU when given). The guest goes with them, so nothing removes them.
+kmod_pair() {
+    local n=$1 mtu=${2:-} s
+    ip netns add "${n}a"
+    ip netns add "${n}b"
+    ip link add "${n}va" type veth peer name "${n}vb"
+    ip link set "${n}va" netns "${n}a"
+    ip link set "${n}vb" netns "${n}b"
+    for s in a b; do ip -n "${n}$s" link set "${n}v$s" ${mtu:+mtu "$mtu"} up; done
+}
+
 kmod_user() { # name, "pme" to add it to group pme
     id "$1" >/dev/null 2>&1 || useradd -M -s /bin/bash "$1"
     [ "${2:-}" = pme ] && usermod -aG pme "$1"

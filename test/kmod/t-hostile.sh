@@ -16,12 +16,7 @@ modprobe veth
 kmod_load
 kmod_user pmeh pme
 n=pmekh
-ip netns add ${n}a
-ip netns add ${n}b
-ip link add ${n}va type veth peer name ${n}vb
-ip link set ${n}va netns ${n}a
-ip link set ${n}vb netns ${n}b
-for s in a b; do ip -n ${n}$s link set ${n}v$s up; done
+kmod_pair $n
 mac_a=$(ip -n ${n}a -br link show ${n}va | awk '{print $3}')
 mac_b=$(ip -n ${n}b -br link show ${n}vb | awk '{print $3}')
 WORK=$(mktemp -d)

@@ -18,12 +18,7 @@ modprobe veth
 kmod_load
 kmod_user pmeu pme
 n=pmelv
-ip netns add ${n}a
-ip netns add ${n}b
-ip link add ${n}va type veth peer name ${n}vb
-ip link set ${n}va netns ${n}a
-ip link set ${n}vb netns ${n}b
-for s in a b; do ip -n ${n}$s link set ${n}v$s up; done
+kmod_pair $n
 WORK=$(mktemp -d)
 chmod 777 "$WORK"
 user=(setpriv --reuid=pmeu --regid=pmeu --init-groups --inh-caps=-all --bounding-set=-all --)

@@ -15,12 +15,7 @@ modprobe veth
 kmod_load
 kmod_user pmeu pme
 n=pmekv
-ip netns add ${n}a
-ip netns add ${n}b
-ip link add ${n}va type veth peer name ${n}vb
-ip link set ${n}va netns ${n}a
-ip link set ${n}vb netns ${n}b
-for s in a b; do ip -n ${n}$s link set ${n}v$s mtu 9000 up; done
+kmod_pair $n 9000
 WORK=$(mktemp -d)
 chmod 777 "$WORK"
 export PME_DEVICE=kernel
