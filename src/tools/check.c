@@ -8,35 +8,12 @@
  * usage.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-
-void check_say(struct check_report *r, enum check_level level, const char *why, const char *run,
-               const char *fmt, ...)
-{
-    static const char *tag[] = {"ok", "note", "WARN", "BLOCKS"};
-    if (level == CHECK_BLOCK)
-        r->blocking++;
-    else if (level == CHECK_WARN)
-        r->warnings++;
-    if (r->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("  %-7s", tag[level]);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    if (why && level != CHECK_OK)
-        printf("  %-7s why: %s\n", "", why);
-    if (run)
-        printf("  %-7s fix: %s\n", "", run);
-}
 
 #define MAX_IFACES 64
 
