@@ -11,11 +11,18 @@ if BUILD_CH4_NETMOD_PME
 noinst_HEADERS += src/mpid/ch4/netmod/pme/pme_pre.h \
                   src/mpid/ch4/netmod/pme/pme_impl.h \
                   src/mpid/ch4/netmod/pme/pme_noinline.h \
+                  src/mpid/ch4/netmod/pme/pme_init.h \
                   src/mpid/ch4/netmod/pme/pme_am_wire.h \
                   src/mpid/ch4/netmod/pme/netmod_inline.h
 
 mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
+                    src/mpid/ch4/netmod/pme/globals.c \
+                    src/mpid/ch4/netmod/pme/dynq.c \
+                    src/mpid/ch4/netmod/pme/err.c \
+                    src/mpid/ch4/netmod/pme/send.c \
                     src/mpid/ch4/netmod/pme/init.c \
+                    src/mpid/ch4/netmod/pme/init_iface.c \
+                    src/mpid/ch4/netmod/pme/init_secret.c \
                     src/mpid/ch4/netmod/pme/am.c \
                     src/mpid/ch4/netmod/pme/progress.c \
                     src/mpid/ch4/netmod/pme/spawn.c \

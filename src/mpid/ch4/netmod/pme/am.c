@@ -21,12 +21,6 @@ static inline uint32_t peer_of(MPIR_Comm * comm, int rank)
     return MPIDI_PME_AV(MPIDIU_comm_rank_to_av(comm, rank)).peer;
 }
 
-static inline int world_rank_of(uint32_t peer)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    return peer < g->npeers_alloc ? g->peers[peer].world_rank : -1;
-}
-
 /* Our header, then the MPIDIG header, padded to 8 bytes. Returns its length. */
 static inline size_t build_hdr(uint64_t * buf, int handler_id, const void *am_hdr,
                                MPI_Aint am_hdr_sz, int src_vci, int dst_vci)
@@ -45,139 +39,6 @@ static inline size_t build_hdr(uint64_t * buf, int handler_id, const void *am_hd
     return sizeof(*wh) + padded;
 }
 
-/* ---- the send queue: sends PME could not take yet, kept in order ---- */
-
-static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
-                   const struct iovec *iov, int iovcnt, MPIR_Request * sreq, int copy_data)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    size_t extra = (copy_data && iovcnt) ? iov->iov_len : 0;
-    MPIDI_PME_sendq_t *q = MPL_malloc(sizeof(*q) + ((hdr_len + 7) & ~(size_t) 7) + extra,
-                                      MPL_MEM_BUFFER);
-    if (!q)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
-    q->next = NULL;
-    q->peer = peer;
-    q->rank = rank;
-    q->sreq = sreq;
-    q->hdr_len = hdr_len;
-    memcpy(q->hdr, hdr, hdr_len);
-    q->iovcnt = iovcnt;
-    if (iovcnt) {
-        q->iov = *iov;
-        if (copy_data) {
-            /* the data sat in a scratch buffer that the next send reuses */
-            char *copy = (char *) q->hdr + ((hdr_len + 7) & ~(size_t) 7);
-            memcpy(copy, iov->iov_base, iov->iov_len);
-            q->iov.iov_base = copy;
-        }
-    }
-    if (g->sendq_tail)
-        g->sendq_tail->next = q;
-    else
-        g->sendq_head = q;
-    g->sendq_tail = q;
-    return MPI_SUCCESS;
-}
-
-/* Complete an AM send at the origin: drop its packed copy, if any, and run MPIDIG's
- * origin callback of its handler. */
-static inline int origin_done(MPIR_Request * sreq)
-{
-    if (MPIDI_PME_AMREQ(sreq).pack_buf) {
-        MPL_free(MPIDI_PME_AMREQ(sreq).pack_buf);
-        MPIDI_PME_AMREQ(sreq).pack_buf = NULL;
-    }
-    MPIDIG_am_origin_cb cb = MPIDIG_global.origin_cbs[MPIDI_PME_AMREQ(sreq).handler_id];
-    return cb ? cb(sreq) : MPI_SUCCESS;
-}
-
-/* Hand one message to PME. Returns MPI_SUCCESS when PME took it (an eager send with a
- * request is completed here), 1 when PME has no room (PME_EAGAIN), or an MPI error. */
-static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
-                 const struct iovec *iov, int iovcnt, MPIR_Request * sreq)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    int rc = pme_send(g->ep, peer, hdr, hdr_len, iov, iovcnt, PME_SEND_NO_EVENT, sreq);
-    if (rc == PME_DONE) {
-        return sreq ? origin_done(sreq) : MPI_SUCCESS;
-    }
-    if (rc == PME_OK)
-        return MPI_SUCCESS;     /* a rendezvous: PME_EV_SEND_DONE completes it */
-    if (rc == PME_EAGAIN)
-        return 1;
-    return MPIDI_PME_error_from_status(rc, rank, "send");
-}
-
-int MPIDI_PME_sendq_drain(void)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    int mpi_errno = MPI_SUCCESS;
-    while (g->sendq_head) {
-        MPIDI_PME_sendq_t *q = g->sendq_head;
-        int rc = issue(q->peer, q->rank, q->hdr, q->hdr_len, &q->iov, q->iovcnt, q->sreq);
-        if (rc == 1)
-            break;
-        g->sendq_head = q->next;
-        if (!g->sendq_head)
-            g->sendq_tail = NULL;
-        if (rc != MPI_SUCCESS && q->sreq) {
-            /* fail the request rather than the progress call */
-            q->sreq->status.MPI_ERROR = rc;
-            origin_done(q->sreq);
-        } else if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
-            mpi_errno = rc;
-        }
-        MPL_free(q);
-    }
-    return mpi_errno;
-}
-
-/* A peer failed: queued sends to it will never go. */
-void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    MPIDI_PME_sendq_t **pp = &g->sendq_head, *last = NULL;
-    while (*pp) {
-        MPIDI_PME_sendq_t *q = *pp;
-        if (q->peer != peer) {
-            last = q;
-            pp = &q->next;
-            continue;
-        }
-        *pp = q->next;
-        if (q->sreq) {
-            q->sreq->status.MPI_ERROR = mpi_errno;
-            origin_done(q->sreq);
-        }
-        MPL_free(q);
-    }
-    g->sendq_tail = last;
-}
-
-/* Send now, or queue behind earlier sends that are still waiting. */
-static int send_or_queue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
-                         const struct iovec *iov, int iovcnt, MPIR_Request * sreq,
-                         int data_is_scratch)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    if (!g->sendq_head) {
-        int rc = issue(peer, rank, hdr, hdr_len, iov, iovcnt, sreq);
-        if (rc != 1)
-            return rc;
-    }
-    return enqueue(peer, rank, hdr, hdr_len, iov, iovcnt, sreq, data_is_scratch);
-}
-
-/* For connect/accept: a message outside MPIDIG, to a peer named by its PME handle. */
-int MPIDI_PME_send_raw(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
-                       const void *data, size_t data_len)
-{
-    struct iovec iov = { (void *) data, data_len };
-    return send_or_queue(peer, rank, hdr, hdr_len, &iov, data_len ? 1 : 0, NULL, 1);
-}
-
 /* ---- the AM send API ---- */
 
 int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
@@ -189,7 +50,8 @@ int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void
     MPIR_FUNC_ENTER;
     MPIR_Assert(am_hdr_sz <= g->am_hdr_max);
     size_t len = build_hdr(buf, handler_id, am_hdr, am_hdr_sz, src_vci, dst_vci);
-    int mpi_errno = send_or_queue(peer_of(comm, rank), rank, buf, len, NULL, 0, NULL, 0);
+    int mpi_errno = MPIDI_PME_send_or_queue(peer_of(comm, rank), rank, buf, len, NULL, 0,
+                                            NULL, 0);
     MPIR_FUNC_EXIT;
     return mpi_errno;
 }
@@ -248,8 +110,8 @@ int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *a
         iov.iov_len = (size_t) data_sz;
     }
 
-    mpi_errno = send_or_queue(peer_of(comm, rank), rank, buf, len, &iov, data_sz ? 1 : 0, sreq,
-                              scratch);
+    mpi_errno = MPIDI_PME_send_or_queue(peer_of(comm, rank), rank, buf, len, &iov,
+                                        data_sz ? 1 : 0, sreq, scratch);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -314,7 +176,8 @@ void MPIDI_PME_am_request_finalize(MPIR_Request * req)
 
 /* Every MPIDIG header structure fits the floor the parser pads short headers to. */
 _Static_assert(sizeof(MPIDIG_hdr_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_hdr_t too large");
-_Static_assert(sizeof(MPIDIG_acc_req_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_acc_req_msg_t too large");
+_Static_assert(sizeof(MPIDIG_acc_req_msg_t) <= MPIDI_PME_AM_HDR_FLOOR,
+               "MPIDIG_acc_req_msg_t too large");
 _Static_assert(sizeof(MPIDIG_put_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_put_msg_t too large");
 _Static_assert(sizeof(MPIDIG_get_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_get_msg_t too large");
 
@@ -341,7 +204,7 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
     if (parse(ev, scratch, &msg))
         goto done;
     if (msg.kind == MPIDI_PME_KIND_DYNPROC) {
-        mpi_errno = MPIDI_PME_dynproc_deliver(msg.tag, ev->data, ev->data_len);
+        mpi_errno = MPIDI_PME_dynq_put(msg.tag, ev->data, ev->data_len);
         goto done;
     }
     uint32_t attr = 0;
@@ -414,7 +277,8 @@ static int rndv_accept(MPIR_Request * rreq)
 
     int rc = pme_rndv_accept(g->ep, am->rndv, iov, iovcnt, rreq);
     if (rc) {
-        mpi_errno = MPIDI_PME_error_from_status(rc, world_rank_of(am->peer), "rendezvous receive");
+        mpi_errno = MPIDI_PME_error_from_status(rc, MPIDI_PME_world_rank_of(am->peer),
+                                                "rendezvous receive");
         goto fn_fail;
     }
 
@@ -494,8 +358,8 @@ int MPIDI_PME_handle_recv_done(struct pme_event *ev)
                                      rreq->status.MPI_SOURCE, rreq->status.MPI_TAG, (int) got,
                                      (int) am->total);
     } else if (ev->status != PME_OK) {
-        rreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
-                                                             world_rank_of(ev->peer),
+        int rank = MPIDI_PME_world_rank_of(ev->peer);
+        rreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status, rank,
                                                              "rendezvous receive");
     }
     return MPIDIG_REQUEST(rreq, req->target_cmpl_cb) (rreq);
@@ -508,6 +372,7 @@ int MPIDI_PME_handle_send_done(struct pme_event *ev)
         return MPI_SUCCESS;     /* a header-only or raw message that went by rendezvous */
     if (ev->status != PME_OK)
         sreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status,
-                                                             world_rank_of(ev->peer), "send");
-    return origin_done(sreq);
+                                                             MPIDI_PME_world_rank_of(ev->peer),
+                                                             "send");
+    return MPIDI_PME_origin_done(sreq);
 }

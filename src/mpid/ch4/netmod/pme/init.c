@@ -1,17 +1,16 @@
 /*
- * ch4:pme - start-up and shut-down: choosing the interface, opening the PME endpoint,
- * publishing its address through PMI and building the address vector.
+ * ch4:pme - start-up and shut-down: opening the PME endpoint on the chosen interface
+ * (init_iface.c) under the job's key and secret (init_secret.c), publishing its address
+ * through PMI, building the address vector, and a clean goodbye at finalize.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
+#include "pme_init.h"
 #include "mpidu_bc.h"
 
-#include <dirent.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,9 +47,10 @@ cvars:
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         Longest time in microseconds that one progress call sleeps on the network
-        device when the node has more runnable processes than cores and nothing has
-        arrived for PME_SPIN_US (see PME_WAIT). A sleep lasts an eighth of the time
-        nothing has arrived, at least 50 us and at most this; PME frames end it at once,
+        device once nothing has arrived for PME_YIELD_US (when the node has more
+        runnable processes than cores) or for PME_SPIN_US (when the process has a
+        core of its own); see PME_WAIT. A sleep lasts an eighth of the time nothing
+        has arrived, at least 50 us and at most this; PME frames end it at once,
         shared memory is polled after it; 0 never sleeps (only yields the core).
 
     - name        : MPIR_CVAR_CH4_PME_TEST_CARD_VERSION
@@ -68,342 +68,6 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-MPIDI_PME_global_t MPIDI_PME_global;
-
-/* ---- errors ---- */
-
-/* Build an MPI error code whose stack shows summary, then detail (a sentence from
- * pme_core naming cause and fix). MPICH keeps at most 256 characters per line of an
- * error stack, so long details are split over several lines at word boundaries. */
-static int make_error(int errclass, const char *func, int line, const char *summary,
-                      const char *detail)
-{
-    int code = MPI_SUCCESS;
-    if (detail && *detail) {
-        const char *chunks[16];
-        int lens[16];
-        int n = 0;
-        const char *p = detail;
-        while (*p && n < 16) {
-            int len = (int) strlen(p);
-            if (len > 220) {
-                len = 220;
-                while (len > 120 && p[len] != ' ')
-                    len--;
-            }
-            chunks[n] = p;
-            lens[n] = len;
-            n++;
-            p += len;
-            while (*p == ' ')
-                p++;
-        }
-        /* The newest entry of an error stack prints first: create the last chunk first. */
-        for (int i = n - 1; i >= 0; i--) {
-            char buf[256];
-            snprintf(buf, sizeof(buf), "%.*s", lens[i], chunks[i]);
-            code = MPIR_Err_create_code(code, MPIR_ERR_RECOVERABLE, func, line, errclass,
-                                        "**pme_detail", "**pme_detail %s", buf);
-        }
-    }
-    return MPIR_Err_create_code(code, MPIR_ERR_RECOVERABLE, func, line, errclass,
-                                "**pme_summary", "**pme_summary %s", summary);
-}
-
-/* An MPI error for a failed PME operation with peer `rank` (-1: none). */
-int MPIDI_PME_error_from_status(int status, int rank, const char *what)
-{
-    char summary[200];
-    int errclass = MPI_ERR_OTHER;
-    const char *detail = MPIDI_PME_global.ep ? pme_ep_last_error(MPIDI_PME_global.ep) : "";
-
-    if (status == PME_ERR_PEER_DEAD) {
-        errclass = MPIX_ERR_PROC_FAILED;
-        snprintf(summary, sizeof(summary),
-                 "ch4:pme: %s: rank %d stopped answering for %u ms (PME_PEER_TIMEOUT_MS)",
-                 what, rank, MPIDI_PME_global.peer_timeout_ms);
-    } else if (rank >= 0) {
-        snprintf(summary, sizeof(summary), "ch4:pme: %s with rank %d failed: %s", what, rank,
-                 pme_strerror(status));
-    } else {
-        snprintf(summary, sizeof(summary), "ch4:pme: %s failed: %s", what, pme_strerror(status));
-    }
-    return make_error(errclass, __func__, __LINE__, summary, detail);
-}
-
-/* ---- the peer table ---- */
-
-/* Make room for peer index `peer` in the netmod's peer table. */
-int MPIDI_PME_peer_slot(uint32_t peer)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    if (peer < g->npeers_alloc)
-        return MPI_SUCCESS;
-    uint32_t n = g->npeers_alloc ? g->npeers_alloc : 64;
-    while (n <= peer)
-        n *= 2;
-    MPIDI_PME_peer_t *p = MPL_realloc(g->peers, n * sizeof(*p), MPL_MEM_ADDRESS);
-    if (!p)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
-    for (uint32_t i = g->npeers_alloc; i < n; i++) {
-        memset(&p[i], 0, sizeof(p[i]));
-        p[i].world_rank = -1;
-    }
-    g->peers = p;
-    g->npeers_alloc = n;
-    return MPI_SUCCESS;
-}
-
-/* ---- choosing the interface ---- */
-
-static int read_sysfs(const char *ifname, const char *attr, char *buf, size_t len)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        buf[--n] = 0;
-    return 0;
-}
-
-static int sysfs_exists(const char *ifname, const char *attr)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
-    return access(path, F_OK) == 0;
-}
-
-/* Is ifname the interface of a default route (IPv4)? */
-static int carries_default_route(const char *ifname)
-{
-    FILE *f = fopen("/proc/net/route", "r");
-    if (!f)
-        return 0;
-    char line[512], name[IFNAMSIZ + 1];
-    unsigned long dest;
-    int found = 0;
-    while (fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "%16s %lx", name, &dest) == 2 && dest == 0 && !strcmp(name, ifname)) {
-            found = 1;
-            break;
-        }
-    }
-    fclose(f);
-    return found;
-}
-
-/* The automatic choice: among the Ethernet interfaces that are up (ARPHRD_ETHER,
- * IFF_UP, not loopback, not a bridge), the lowest-numbered one without the default
- * route; if every candidate carries it, the lowest-numbered candidate. */
-static int auto_iface(char *out, size_t len)
-{
-    DIR *d = opendir("/sys/class/net");
-    if (!d)
-        return -1;
-    struct dirent *e;
-    int best_index = -1, best_default = 1;
-    while ((e = readdir(d))) {
-        char buf[64];
-        if (e->d_name[0] == '.' || strlen(e->d_name) >= IFNAMSIZ)
-            continue;
-        if (read_sysfs(e->d_name, "type", buf, sizeof(buf)) || atoi(buf) != 1)
-            continue;   /* not ARPHRD_ETHER (loopback is 772) */
-        if (read_sysfs(e->d_name, "flags", buf, sizeof(buf)) ||
-            !(strtoul(buf, NULL, 0) & IFF_UP) || (strtoul(buf, NULL, 0) & IFF_LOOPBACK))
-            continue;
-        if (sysfs_exists(e->d_name, "bridge"))
-            continue;
-        if (read_sysfs(e->d_name, "ifindex", buf, sizeof(buf)))
-            continue;
-        int index = atoi(buf);
-        int is_default = carries_default_route(e->d_name);
-        if (best_index < 0 || is_default < best_default ||
-            (is_default == best_default && index < best_index)) {
-            best_index = index;
-            best_default = is_default;
-            snprintf(out, len, "%s", e->d_name);
-        }
-    }
-    closedir(d);
-    return best_index < 0 ? -1 : 0;
-}
-
-/* A cluster description names each node's data interface. Two formats are read:
- * maint/vcluster's cluster.tsv (lines "node<TAB>I<TAB>HOSTNAME<TAB>..." and
- * "iface<TAB>I<TAB>IFNAME<TAB>..."; the node's first data interface is used), and a
- * plain list of "HOSTNAME INTERFACE" lines ('#' starts a comment). Returns 0 and the
- * interface for this host if the file lists it. */
-static int cluster_file_iface(const char *file, const char *host, char *out, size_t len)
-{
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return -1;
-    char line[1024];
-    int rc = -1, node = -1;
-    while (rc && fgets(line, sizeof(line), f)) {
-        char a[256], b[256], c[256];
-        int idx;
-        if (line[0] == '#')
-            continue;
-        if (!strncmp(line, "node\t", 5)) {
-            if (sscanf(line + 5, "%d %255s", &idx, a) == 2 && !strcmp(a, host))
-                node = idx;
-        } else if (!strncmp(line, "iface\t", 6)) {
-            if (node >= 0 && sscanf(line + 6, "%d %255s", &idx, b) == 2 && idx == node) {
-                snprintf(out, len, "%s", b);
-                rc = 0;
-            }
-        } else if (!strncmp(line, "cluster\t", 8)) {
-            continue;
-        } else {
-            char *hash = strchr(line, '#');
-            if (hash)
-                *hash = 0;
-            if (sscanf(line, "%255s %255s %255s", a, b, c) >= 2 && !strcmp(a, host)) {
-                snprintf(out, len, "%s", b);
-                rc = 0;
-            }
-        }
-    }
-    fclose(f);
-    return rc;
-}
-
-/* The description of the virtual cluster this node belongs to, if any: maint/vcluster
- * names its nodes "<cluster>-n<i>" and keeps <rundir>/<cluster>/cluster.tsv. */
-static int vcluster_iface(const char *host, char *out, size_t len)
-{
-    char name[16], path[512];
-    int i, n = 0;
-    if (sscanf(host, "%8[a-z0-9]-n%d%n", name, &i, &n) != 2 || host[n] != 0)
-        return -1;
-    const char *rundir = getenv("VCLUSTER_RUNDIR");
-    snprintf(path, sizeof(path), "%s/%s/cluster.tsv", rundir && *rundir ? rundir : "/run/vcluster",
-             name);
-    return cluster_file_iface(path, host, out, len);
-}
-
-static int choose_iface(struct pme_config *cfg, char *err, size_t errlen)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    const char *file = getenv("PME_CLUSTER_FILE");
-    char host[256];
-
-    if (gethostname(host, sizeof(host)))
-        host[0] = 0;
-    host[sizeof(host) - 1] = 0;
-
-    if (MPIR_CVAR_CH4_PME_IFACE && MPIR_CVAR_CH4_PME_IFACE[0]) {
-        snprintf(g->iface, sizeof(g->iface), "%s", MPIR_CVAR_CH4_PME_IFACE);
-        g->iface_origin = "MPIR_CVAR_CH4_PME_IFACE";
-    } else if (cfg->iface && cfg->iface[0]) {
-        snprintf(g->iface, sizeof(g->iface), "%s", cfg->iface);
-        g->iface_origin = "PME_IFACE";
-    } else if (file && *file) {
-        if (cluster_file_iface(file, host, g->iface, sizeof(g->iface))) {
-            snprintf(err, errlen, "PME_CLUSTER_FILE=%s does not name an interface "
-                     "for host %s: add a line \"%s <interface>\" or set PME_IFACE", file, host,
-                     host);
-            return make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                              "ch4:pme: no network interface for PME", err);
-        }
-        g->iface_origin = "PME_CLUSTER_FILE";
-    } else if (vcluster_iface(host, g->iface, sizeof(g->iface)) == 0) {
-        g->iface_origin = "the vcluster description";
-    } else if (auto_iface(g->iface, sizeof(g->iface)) == 0) {
-        g->iface_origin = "automatic choice";
-    } else {
-        snprintf(err, errlen, "no Ethernet interface on this node is up: bring one up "
-                 "(ip link set dev <interface> up) or name the interface with "
-                 "PME_IFACE=<interface>");
-        return make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                          "ch4:pme: no network interface for PME", err);
-    }
-    cfg->iface = g->iface;
-    return MPI_SUCCESS;
-}
-
-/* ---- the job key ---- */
-
-/* Frames of other jobs are dropped by their key, which all processes of a job must
- * share. It is a hash of the PMI job id. Hydra names its jobs
- * "kvs_<mpiexec pid>_<process group>_<random>_<host>"; the process-group and random
- * parts are left out so that processes started by MPI_Comm_spawn from the same
- * mpiexec share the key of their parents. PME_JOB_KEY overrides it. */
-static uint32_t job_key(void)
-{
-    const char *id = MPIR_pmi_job_id();
-    char norm[256];
-    int pid, pg, rnd, n = 0;
-    if (!id)
-        id = "";
-    if (sscanf(id, "kvs_%d_%d_%d_%n", &pid, &pg, &rnd, &n) == 3 && n > 0)
-        snprintf(norm, sizeof(norm), "kvs_%d_%s", pid, id + n);
-    else
-        snprintf(norm, sizeof(norm), "%s", id);
-    uint32_t h = 2166136261u;   /* FNV-1a */
-    for (const char *p = norm; *p; p++) {
-        h ^= (uint8_t) * p;
-        h *= 16777619u;
-    }
-    return h ? h : 1;
-}
-
-/* ---- the job secret ---- */
-
-/* Every process of the job learns the same secret, made by rank 0 from the kernel's
- * random source and spread through PMI (never on the wire): PME's frames carry a MAC
- * under it, so no process outside the job can forge or inject one. Collective: every
- * process calls it before anything can fail, so that none waits for a missing one.
- * Returns nonzero when rank 0 could not make one (reported like any failure of
- * MPI_Init, by every process). */
-static int job_secret(uint8_t secret[PME_SECRET_BYTES])
-{
-    /* byte PME_SECRET_BYTES: 1 when rank 0 succeeded */
-    uint8_t buf[PME_SECRET_BYTES + 1] = { 0 };
-    if (MPIR_Process.rank == 0)
-        buf[PME_SECRET_BYTES] = pme_secret_generate(buf) == PME_OK;
-    if (MPIR_pmi_bcast(buf, sizeof(buf), MPIR_PMI_DOMAIN_ALL) != MPI_SUCCESS)
-        buf[PME_SECRET_BYTES] = 0;
-    memcpy(secret, buf, PME_SECRET_BYTES);
-    int ok = buf[PME_SECRET_BYTES];
-    memset(buf, 0, sizeof(buf));
-    return ok ? 0 : -1;
-}
-
-/* The secret when none was given: made for the job, unless frames are not to be
- * authenticated. Processes started by MPI_Comm_spawn cannot learn their parents' secret
- * (PMI keeps one job's data from another's), so they need one given to every job alike. */
-static int choose_secret(struct pme_config *cfg, const uint8_t made[PME_SECRET_BYTES],
-                         int made_ok, char *err, size_t errlen)
-{
-    if (cfg->secret_len || cfg->auth == PME_AUTH_CRC || cfg->auth == PME_AUTH_NONE)
-        return 0;
-    if (MPIR_Process.has_parent) {
-        snprintf(err, errlen, "processes started by MPI_Comm_spawn share their parents' job "
-                 "secret only through a file: start mpiexec with PME_JOB_SECRET_FILE=<file> "
-                 "in its environment (make one with: pme_info --new-secret > <file>), or "
-                 "PME_AUTH=crc on a network where every host is trusted");
-        return -1;
-    }
-    if (!made_ok) {
-        snprintf(err, errlen, "rank 0 could not make the job secret (no random bytes from "
-                 "the kernel); set PME_JOB_SECRET_FILE or PME_AUTH=crc");
-        return -1;
-    }
-    memcpy(cfg->secret, made, PME_SECRET_BYTES);
-    cfg->secret_len = PME_SECRET_BYTES;
-    return 0;
-}
-
-/* ---- init ---- */
-
 int MPIDI_PME_init_local(int *tag_bits)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -418,24 +82,25 @@ int MPIDI_PME_init_local(int *tag_bits)
     *tag_bits = MPIR_TAG_BITS_DEFAULT;
 
     memset(g, 0, sizeof(*g));
-    int made_ok = job_secret(made) == 0;
+    int made_ok = MPIDI_PME_job_secret(made) == 0;
     pme_config_init(&cfg);
     /* A rank that computes for long must not be taken for dead by its peers. */
     cfg.helper = 1;
     int rc = pme_config_from_env(&cfg, err, sizeof(err));
     if (rc) {
-        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                               "ch4:pme: a PME_* environment variable is invalid", err);
+        mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                         "ch4:pme: a PME_* environment variable is invalid", err);
         snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
         goto fn_fail;
     }
     if (!getenv("PME_JOB_KEY"))
-        cfg.job_key = job_key();
-    rc = choose_secret(&cfg, made, made_ok, err, sizeof(err));
+        cfg.job_key = MPIDI_PME_job_key();
+    rc = MPIDI_PME_choose_secret(&cfg, made, made_ok, err, sizeof(err));
     memset(made, 0, sizeof(made));
     if (rc) {
-        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                               "ch4:pme: no job secret to authenticate PME's frames", err);
+        mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                         "ch4:pme: no job secret to authenticate PME's frames",
+                                         err);
         snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
         goto fn_fail;
     }
@@ -448,7 +113,7 @@ int MPIDI_PME_init_local(int *tag_bits)
         cfg.eager_max = (size_t) MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE;
 
     if (!cfg.device || strcmp(cfg.device, "loop")) {
-        mpi_errno = choose_iface(&cfg, err, sizeof(err));
+        mpi_errno = MPIDI_PME_choose_iface(&cfg, err, sizeof(err));
         if (mpi_errno) {
             snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s", err);
             goto fn_fail;
@@ -461,8 +126,8 @@ int MPIDI_PME_init_local(int *tag_bits)
         snprintf(summary, sizeof(summary),
                  "ch4:pme could not open a PME endpoint on interface %s (chosen by %s)",
                  g->iface[0] ? g->iface : "(none)", g->iface_origin ? g->iface_origin : "-");
-        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
-                               err[0] ? err : pme_strerror(rc));
+        mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
+                                         err[0] ? err : pme_strerror(rc));
         snprintf(g->init_errmsg, sizeof(g->init_errmsg), "%s",
                  err[0] ? err : pme_strerror(rc));
         goto fn_fail;
@@ -478,14 +143,15 @@ int MPIDI_PME_init_local(int *tag_bits)
         (unsigned) MPIR_CVAR_CH4_PME_MAX_SLEEP_US : 0;
     g->pack_scratch = MPL_malloc(g->eager_max + 8, MPL_MEM_BUFFER);
     if (!g->pack_scratch) {
-        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__, "ch4:pme: out of memory", "");
+        mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                         "ch4:pme: out of memory", "");
         snprintf(g->init_errmsg, sizeof(g->init_errmsg), "out of memory");
         goto fn_fail;
     }
 
     if (pme_ep_addr(g->ep, g->addr, sizeof(g->addr)) < 0) {
-        mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__,
-                               "ch4:pme: cannot format the endpoint's address", "");
+        mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                         "ch4:pme: cannot format the endpoint's address", "");
         snprintf(g->init_errmsg, sizeof(g->init_errmsg), "cannot format its PME address");
         goto fn_fail;
     }
@@ -616,7 +282,7 @@ int MPIDI_PME_init_world(void)
     if (job_init_failure(table, size, summary, sizeof(summary), detail, sizeof(detail))) {
         /* a process that failed itself keeps its own, longer error stack */
         mpi_errno = g->init_errno ? g->init_errno :
-            make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
+            MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
         announce_init_failure(rank, summary, detail);
         MPIDU_bc_table_destroy();
         goto fn_fail;
@@ -635,8 +301,8 @@ int MPIDI_PME_init_world(void)
             else
                 snprintf(summary, sizeof(summary),
                          "ch4:pme: the business card of rank %d is not usable", i);
-            mpi_errno = make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
-                                   pme_ep_last_error(g->ep));
+            mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
+                                             pme_ep_last_error(g->ep));
             MPIDU_bc_table_destroy();
             goto fn_fail;
         }
@@ -697,16 +363,8 @@ int MPIDI_PME_mpi_finalize_hook(void)
         g->ep = NULL;
     }
     g->open = 0;
-    while (g->dyn_head) {
-        MPIDI_PME_dynmsg_t *m = g->dyn_head;
-        g->dyn_head = m->next;
-        MPL_free(m);
-    }
-    MPL_free(g->pack_scratch);
-    MPL_free(g->peers);
-    g->pack_scratch = NULL;
-    g->peers = NULL;
-    g->npeers_alloc = 0;
+    MPIDI_PME_dynq_free();
+    MPIDI_PME_globals_free();
 
     MPIR_FUNC_EXIT;
     return MPI_SUCCESS;

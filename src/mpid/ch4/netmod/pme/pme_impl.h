@@ -103,18 +103,42 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 #define MPIDI_PME_AV(av)        ((av)->netmod.pme)
 #define MPIDI_PME_AMREQ(req)    (MPIDIG_REQUEST(req, netmod_am.pme))
 
-/* internal functions (entry points: pme_noinline.h) */
+/* Internal functions (entry points: pme_noinline.h). Each file calls only those of
+ * the files listed before it, so that the netmod reads from the bottom up:
+ * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, progress.c. */
+
+/* globals.c: the global state and the peer table */
 int MPIDI_PME_peer_slot(uint32_t peer);
+int MPIDI_PME_world_rank_of(uint32_t peer);
+void MPIDI_PME_globals_free(void);
+
+/* dynq.c: connect/accept messages waiting for MPIDI_PME_dynamic_recv */
+int MPIDI_PME_dynq_put(uint32_t tag, const void *data, size_t len);
+int MPIDI_PME_dynq_take(uint32_t tag, void *buf, size_t size);
+void MPIDI_PME_dynq_free(void);
+
+/* err.c */
+int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,
+                         const char *detail);
 int MPIDI_PME_error_from_status(int status, int rank, const char *what);
+
+/* send.c: pme_send, and the queue of sends it could not take yet */
+int MPIDI_PME_origin_done(MPIR_Request * sreq);
+int MPIDI_PME_send_or_queue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
+                            const struct iovec *iov, int iovcnt, MPIR_Request * sreq,
+                            int data_is_scratch);
 int MPIDI_PME_send_raw(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
                        const void *data, size_t data_len);
 int MPIDI_PME_sendq_drain(void);
 void MPIDI_PME_fail_sendq_peer(uint32_t peer, int mpi_errno);
+
+/* am.c: the target side, called by progress.c */
 int MPIDI_PME_handle_msg(struct pme_event *ev);
 int MPIDI_PME_handle_rts(struct pme_event *ev);
 int MPIDI_PME_handle_send_done(struct pme_event *ev);
 int MPIDI_PME_handle_recv_done(struct pme_event *ev);
-int MPIDI_PME_dynproc_deliver(uint32_t tag, const void *data, size_t len);
+
+/* pvars.c */
 void MPIDI_PME_pvars_init(void);
 
 #endif /* PME_IMPL_H_INCLUDED */

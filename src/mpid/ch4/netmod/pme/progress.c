@@ -2,11 +2,11 @@
  * ch4:pme - progress: drive pme_core, hand its events to MPIDIG, and wait politely.
  *
  * ch4 calls this hook in its progress loop together with shared memory, so it must
- * never block for long. When a pass finds nothing, pme_ep_idle decides: return at
- * once while every runnable process has a core (polling is fastest), otherwise yield
- * the core, and after PME_SPIN_US without traffic sleep on the device (woken by the
- * next frame) for a time that grows with the idleness, up to
- * MPIR_CVAR_CH4_PME_MAX_SLEEP_US, so that oversubscribed nodes make progress.
+ * never block for long. When a pass finds nothing, pme_ep_idle decides: a process
+ * with a core of its own polls for PME_SPIN_US, one that shares its core yields it
+ * for PME_YIELD_US; after that either sleeps on the device (woken by the next frame)
+ * for a time that grows with the idleness, up to MPIR_CVAR_CH4_PME_MAX_SLEEP_US, so
+ * that oversubscribed nodes make progress and idle ones give their cores back.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"

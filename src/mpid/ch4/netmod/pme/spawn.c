@@ -7,7 +7,7 @@
  * outside MPIDIG (MPIDI_PME_KIND_DYNPROC), matched by the port's tag.
  *
  * Frames of another job are dropped by PME's job key: processes spawned from the same
- * mpiexec share it (see job_key() in init.c); separately launched jobs that want to
+ * mpiexec share it (see job_key() in init_secret.c); separately launched jobs that want to
  * connect must be given the same PME_JOB_KEY.
  */
 #include "mpidimpl.h"
@@ -151,21 +151,12 @@ int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int s
 
 int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout)
 {
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
     uint64_t start = MPIDI_PME_now_ns();
 
     for (;;) {
-        MPIDI_PME_dynmsg_t **pp = &g->dyn_head;
-        for (; *pp; pp = &(*pp)->next) {
-            if ((*pp)->tag == (uint32_t) tag) {
-                MPIDI_PME_dynmsg_t *m = *pp;
-                *pp = m->next;
-                memcpy(buf, m->data, m->len < (size_t) size ? m->len : (size_t) size);
-                MPL_free(m);
-                return MPI_SUCCESS;
-            }
-        }
+        if (MPIDI_PME_dynq_take((uint32_t) tag, buf, (size_t) size))
+            return MPI_SUCCESS;
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
         if (timeout > 0 && MPIDI_PME_now_ns() - start > (uint64_t) timeout * 1000000000ull) {
@@ -178,22 +169,4 @@ int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
-}
-
-int MPIDI_PME_dynproc_deliver(uint32_t tag, const void *data, size_t len)
-{
-    MPIDI_PME_global_t *g = &MPIDI_PME_global;
-    MPIDI_PME_dynmsg_t *m = MPL_malloc(sizeof(*m) + len, MPL_MEM_OTHER);
-    if (!m)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
-    m->next = NULL;
-    m->tag = tag;
-    m->len = len;
-    memcpy(m->data, data, len);
-    MPIDI_PME_dynmsg_t **pp = &g->dyn_head;
-    while (*pp)
-        pp = &(*pp)->next;
-    *pp = m;
-    return MPI_SUCCESS;
 }
