@@ -15,8 +15,7 @@ int MPIDI_PME_dynq_put(uint32_t tag, const void *data, size_t len)
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     MPIDI_PME_dynmsg_t *m = MPL_malloc(sizeof(*m) + len, MPL_MEM_OTHER);
     if (!m)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
+        return MPIDI_PME_err_nomem(__func__, __LINE__);
     m->next = NULL;
     m->tag = tag;
     m->len = len;

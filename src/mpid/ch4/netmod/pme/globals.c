@@ -2,7 +2,7 @@
  * ch4:pme - the netmod's one global state and its peer table.
  *
  * Every other file reads and writes MPIDI_PME_global; this one owns its definition
- * and the growth of the peer table, and calls nothing else of the netmod.
+ * and the growth of the peer table, and calls only err.c.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -20,8 +20,7 @@ int MPIDI_PME_peer_slot(uint32_t peer)
         n *= 2;
     MPIDI_PME_peer_t *p = MPL_realloc(g->peers, n * sizeof(*p), MPL_MEM_ADDRESS);
     if (!p)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
+        return MPIDI_PME_err_nomem(__func__, __LINE__);
     for (uint32_t i = g->npeers_alloc; i < n; i++) {
         memset(&p[i], 0, sizeof(p[i]));
         p[i].world_rank = -1;

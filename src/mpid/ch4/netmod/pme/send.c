@@ -17,8 +17,7 @@ static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
     MPIDI_PME_sendq_t *q = MPL_malloc(sizeof(*q) + ((hdr_len + 7) & ~(size_t) 7) + extra,
                                       MPL_MEM_BUFFER);
     if (!q)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
+        return MPIDI_PME_err_nomem(__func__, __LINE__);
     q->next = NULL;
     q->peer = peer;
     q->rank = rank;
