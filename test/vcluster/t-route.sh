@@ -9,7 +9,8 @@
 # frame with too few hops is dropped and counted where it runs out, a destination
 # without a route is dropped and counted, version 1 PME frames and other EtherTypes on
 # the data links pass untouched, IPv4 (ping) over data links and the management network
-# works beside the forwarder, and remove takes it all away again.
+# works beside the forwarder, and remove takes it all away again. On torus:2x2x2 the
+# routes come from `vcluster up --routes` instead, and `vcluster down` removes them.
 # "test && test || fail" is these tests' idiom for checks:
 # shellcheck disable=SC2015
 # shellcheck source=test/vcluster/lib.sh
@@ -99,17 +100,27 @@ expected() {
         }' 2>"$TMPD/forwards" | sort
 }
 
+# route_topology SPEC SUFFIX [--routes]: the checks below on a cluster of that topology,
+# whose routes are installed on every node by hand or, with --routes, by `vcluster up`
+# (and then removed by `vcluster down`).
 route_topology() {
-    local spec=$1 n=${NAME:0:5}$2 nodes i j dsts=()
-    vc_up "$n" --topology "$spec" --data-ip >/dev/null
+    local spec=$1 n=${NAME:0:5}$2 by_up=${3:-} nodes i j dsts=()
+    if [ "$by_up" = --routes ]; then
+        PME_ROUTE=$ROUTE vc_up "$n" --topology "$spec" --data-ip --routes >/dev/null
+    else
+        vc_up "$n" --topology "$spec" --data-ip >/dev/null
+    fi
     nodes=$(jq .node_count <<<"$(vc_json "$n")")
     local tsv=/run/vcluster/$n/cluster.tsv
     for ((i = 0; i < nodes; i++)); do
         # no --node: a virtual node's hostname is its name in the description
-        vc_in "$n" "$n-n$i" "$ROUTE" install "$tsv" >/dev/null || fail "$spec: install on node $i failed"
+        [ "$by_up" = --routes ] ||
+            vc_in "$n" "$n-n$i" "$ROUTE" install "$tsv" >/dev/null || fail "$spec: install on node $i failed"
         ROUTE_FILES+=("$(vc_in "$n" "$n-n$i" "$ROUTE" path)")
+        [ -f "${ROUTE_FILES[-1]}" ] || fail "$spec: node $i has no route file ${ROUTE_FILES[-1]}"
         grep -q "^node $i\$" "${ROUTE_FILES[-1]}" || fail "$spec: node $i's route file is not its own"
     done
+    [ "$by_up" != --routes ] || say "ok: $spec: vcluster up --routes installed every node's routes"
     [ "$(printf '%s\n' "${ROUTE_FILES[@]}" | sort -u | wc -l)" = "${#ROUTE_FILES[@]}" ] ||
         fail "$spec: two nodes share a route file"
 
@@ -181,6 +192,16 @@ route_topology() {
     vc_in "$n" "$n-n0" ping -c 2 -W 2 "$n-n$((nodes - 1))" >/dev/null || fail "$spec: ping over the management network failed"
     say "ok: $spec: ping over a data link (${pip%/*}) and over the management network"
 
+    if [ "$by_up" = --routes ]; then
+        "$VC" down --name "$n" >/dev/null || fail "$spec: vcluster down failed"
+        for ((i = 0; i < nodes; i++)); do
+            [ ! -e "${ROUTE_FILES[i]}" ] || fail "$spec: vcluster down left ${ROUTE_FILES[i]}"
+        done
+        ROUTE_FILES=()
+        say "ok: $spec: vcluster down removed every node's route file"
+        return 0
+    fi
+
     # remove: no forwarding, no route files
     for ((i = 0; i < nodes; i++)); do
         vc_in "$n" "$n-n$i" "$ROUTE" remove >/dev/null || fail "$spec: remove on node $i failed"
@@ -194,4 +215,10 @@ route_topology() {
 
 route_topology ring:4 a
 route_topology torus:2x2 b
-route_topology torus:2x2x2 c
+route_topology torus:2x2x2 c --routes
+
+# --routes is refused where it means nothing
+"$VC" up --name "${NAME:0:5}d" --topology switch --nodes 2 --routes >"$TMPD/sw.out" 2>&1 &&
+    fail "up --routes on a switch was accepted"
+grep -q "ring and torus" "$TMPD/sw.out" || fail "up --routes on a switch: no clear reason: $(cat "$TMPD/sw.out")"
+say "ok: --routes on a switch is refused with the reason"

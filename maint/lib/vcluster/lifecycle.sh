@@ -7,7 +7,7 @@
 # treatment or routes on the nodes, is one call in it), keep_or_teardown, up_failed,
 # teardown, kill_ns_processes, down_cluster, down_all.
 # Expects: every other part: base.sh, topology.sh, state.sh, build.sh, links.sh,
-# launcher.sh, describe.sh, status.sh; the settings of state.sh as globals, checked by
+# launcher.sh, describe.sh, status.sh, routes.sh; the settings of state.sh as globals, checked by
 # the CLI (CONFIG describes them: an `up` with the same CONFIG is a no-op); root.
 
 # cluster_up: make the cluster the settings describe, unless it exists as they describe it.
@@ -43,6 +43,7 @@ cluster_up() {
     write_launcher
     write_json
     write_tsv
+    [ "$ROUTES" = 0 ] || make_routes
     write_state 1
     trap - EXIT
     local t1; t1=$(now_ms)
@@ -116,6 +117,8 @@ teardown() {
         existing+=("$ns")
     done
     kill_ns_processes "${existing[@]}"
+    # Route files of the nodes (`up --routes`, or pme_route run on a node by hand).
+    remove_route_files "${existing[@]}"
     # Counter files of the nodes' PME endpoints (/dev/shm/pme-<uid>/<netns inode>.<interface>.<id>):
     # a killed process cannot remove its own, and no process of these namespaces is left.
     for ns in "${existing[@]}"; do

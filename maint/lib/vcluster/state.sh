@@ -49,6 +49,7 @@ BURST=$BURST
 LOSS=$LOSS
 LOSS_THR=$LOSS_THR
 DATA_IP=$DATA_IP
+ROUTES=${ROUTES:-0}
 NET=$NET
 CONFIG="$CONFIG"
 COMPLETE=$1
@@ -62,6 +63,7 @@ EOF
 load_state() {
     local f; f=$(cluster_dir "$1")/state
     [ -f "$f" ] || die "$E_NOCLUSTER" "no cluster named '$1' (see '$PROG list')"
+    ROUTES=0 # not in the state of clusters made before --routes existed
     # shellcheck disable=SC1090 # written by write_state above
     . "$f"
     read -r -a DIMS <<<"$DIMS_STR"

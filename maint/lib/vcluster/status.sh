@@ -16,6 +16,7 @@ summary() {
     local ipv4=", no IP addresses"
     [ "$DATA_IP" = 0 ] || ipv4=", IPv4 addresses (--data-ip)"
     echo "  data links:  mtu $MTU, rate ${RATE:-unshaped}${BURST:+ (burst $BURST bytes)}, loss ${LOSS}%$ipv4"
+    [ "$ROUTES" = 0 ] || echo "  routes:      PME's routes and forwarder on every node (pme_route install; --routes)"
     echo "  management:  bridge $NAME-mgmt 10.$NET.0.254/24, node i = 10.$NET.0.(i+1)"
     echo "  description: $DIR/cluster.json"
     echo "  hostfile:    $DIR/hostfile    launcher: $DIR/launcher"

@@ -1,0 +1,50 @@
+# shellcheck shell=bash
+# routes.sh - PME's routes on the nodes of a ring or torus (`up --routes`): each node
+# computes its own from the cluster's description and loads the in-kernel forwarder,
+# with pme_route, as an administrator does once per boot on a real mesh; and the route
+# files that routed nodes leave in /run/pme, removed at teardown.
+#
+# Owns: find_pme_route, make_routes, remove_route_files.
+# Expects: base.sh (die, E_PREREQ, E_FAIL), state.sh (node_ns, the settings), the
+# cluster's cluster.tsv written (describe.sh), root.
+
+# find_pme_route: REPLY = the pme_route to use: $PME_ROUTE, else the one built in this
+# tree (build/src/tools), else the one on PATH.
+find_pme_route() {
+    local top; top=$(cd "$VC_LIB/../../.." && pwd)
+    if [ -n "${PME_ROUTE:-}" ]; then
+        [ -x "$PME_ROUTE" ] || die "$E_PREREQ" "PME_ROUTE=$PME_ROUTE is not an executable pme_route"
+        REPLY=$PME_ROUTE
+    elif [ -x "$top/build/src/tools/pme_route" ]; then
+        REPLY=$top/build/src/tools/pme_route
+    elif REPLY=$(command -v pme_route); then
+        :
+    else
+        die "$E_PREREQ" "--routes needs pme_route: build PME (./autogen.sh && mkdir build && cd build && ../configure && make, with clang, libbpf-dev and bpftool installed) or set PME_ROUTE=<path>"
+    fi
+}
+
+# make_routes: on every node, `pme_route install <cluster.tsv> --node I`: the node's route
+# file, and the forwarder on its data interfaces, so that PME frames for nodes that are
+# not neighbours cross the nodes on the way without any process of theirs.
+make_routes() {
+    find_pme_route
+    local route=$REPLY i ns out
+    for ((i = 0; i < NODES; i++)); do
+        ns=$(node_ns "$i")
+        out=$(nsenter --net="/run/netns/$ns" --uts="$DIR/uts/$ns" -- \
+            "$route" install "$DIR/cluster.tsv" --node "$i" 2>&1) ||
+            die "$E_FAIL" "--routes: pme_route install on node $ns failed: $out"
+    done
+}
+
+# remove_route_files NS...: the route files of these nodes' network namespaces
+# (/run/pme/routes.<netns inode>, pme_route.h); the forwarder itself goes with the
+# nodes' interfaces.
+remove_route_files() {
+    local ns ino
+    for ns in "$@"; do
+        ino=$(stat -L -c %i "/run/netns/$ns" 2>/dev/null) || continue
+        rm -f "/run/pme/routes.$ino"
+    done
+}
