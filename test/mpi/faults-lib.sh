@@ -2,12 +2,17 @@
 # t-faults-suite.sh): the kinds of fault, the injector's counters, and the CI subset of
 # MPICH's suite under a fault. Sourced after lib.sh.
 
-pme_faults_setup() {
+# pme_faults_begin: what every such test needs first: root, the injector (faultctl,
+# faults, seed), MPICH with ch4:pme, and a work directory (work).
+pme_faults_begin() {
+    pme_require_root
     faultctl=${builddir:-$pme_repo/build}/src/bpf/pme_faultctl
     [ -x "$faultctl" ] || pme_fail "$faultctl is not built: the BPF parts need clang, libbpf-dev and bpftool (apt-get install clang libbpf-dev bpftool), then configure and make again"
     export PME_FAULTCTL=$faultctl
     faults=$pme_repo/maint/faults
     seed=${PME_FAULT_SEED:-2024}
+    pme_need_mpich
+    pme_tmpdir; work=$REPLY
 }
 kinds=(drop=1% dup=1% corrupt=0.5% delay=5%:1ms reorder=2%:1ms)
 counter_of() {

@@ -8,11 +8,8 @@
 # The seed is fixed (PME_FAULT_SEED overrides).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-pme_require_root
 . "$(dirname "${BASH_SOURCE[0]}")/faults-lib.sh"
-pme_faults_setup
-pme_need_mpich
-pme_tmpdir; work=$REPLY
+pme_faults_begin
 
 for kind in "${kinds[@]}"; do suite_under "$kind" "$kind"; done
 if [ "${PME_TEST_FULL:-0}" = 1 ]; then

@@ -7,11 +7,8 @@
 # seed is fixed (PME_FAULT_SEED overrides).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-pme_require_root
 . "$(dirname "${BASH_SOURCE[0]}")/faults-lib.sh"
-pme_faults_setup
-pme_need_mpich
-pme_tmpdir; work=$REPLY
+pme_faults_begin
 pme_compile "$work/pingpong" "$pme_repo/test/mpi/pingpong.c"
 
 # pingpong_under KIND: the checked ping-pong with that fault on every data link.

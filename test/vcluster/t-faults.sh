@@ -19,7 +19,13 @@ N=4000
 
 vc_up "$NAME" --topology ring:2 >/dev/null
 MAC1=$(jq -r '.nodes[1].ifaces[] | select(.name == "xm") | .mac' <<<"$(vc_json "$NAME")")
-on0() { vc_in "$NAME" "$NAME-n0" "$@"; }
+# Everything on node 0 (the sender, maint/faults and the delay line it starts) runs on
+# CPU 0. veth hands a frame to the backlog of the CPU that sends it, and when softirqs
+# are deferred to ksoftirqd the backlogs of two CPUs drain in either order: frames sent
+# from two CPUs can arrive out of order with no injector at all (in CI, about half of the
+# delayed frames were overtaken that way). On one CPU the test sees the injector's own
+# order, which is what it checks.
+on0() { taskset -c 0 "$VC" exec --name "$NAME" "$NAME-n0" "$@"; }
 
 # probe [ETHERTYPE]: N frames n0.xp -> n1.xm; RESULT = the receiver's account, LOST = its
 # lost line, C = the injector's counters (key=value).
