@@ -7,8 +7,9 @@
  * outside MPIDIG (MPIDI_PME_KIND_DYNPROC), matched by the port's tag.
  *
  * Frames of another job are dropped by PME's job key: processes spawned from the same
- * mpiexec share it (see job_key() in init_secret.c); separately launched jobs that want to
- * connect must be given the same PME_JOB_KEY.
+ * mpiexec share it (see MPIDI_PME_job_key in init_secret.c); separately launched jobs
+ * that want to connect must be given the same PME_JOB_KEY. The handshake's messages go
+ * through send.c and arrive in dynq.c.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
