@@ -12,10 +12,10 @@
  * MPIDI_PME_dynamic_recv, in arrival order. */
 int MPIDI_PME_dynq_put(uint32_t tag, const void *data, size_t len)
 {
+    int mpi_errno = MPI_SUCCESS;
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     MPIDI_PME_dynmsg_t *m = MPL_malloc(sizeof(*m) + len, MPL_MEM_OTHER);
-    if (!m)
-        return MPIDI_PME_err_nomem(__func__, __LINE__);
+    MPIR_ERR_CHKANDSTMT(!m, mpi_errno, MPI_ERR_OTHER, return mpi_errno, "**nomem");
     m->next = NULL;
     m->tag = tag;
     m->len = len;

@@ -3,7 +3,7 @@
  *
  * pme_core explains each failure in one sentence naming cause and fix
  * (pme_ep_last_error); the netmod puts a summary on top of it. Reads the global
- * state, calls nothing else of the netmod: every other file may call it.
+ * state, calls nothing else of the netmod.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -68,11 +68,4 @@ int MPIDI_PME_error_from_status(int status, int rank, const char *what)
         snprintf(summary, sizeof(summary), "ch4:pme: %s failed: %s", what, pme_strerror(status));
     }
     return MPIDI_PME_make_error(errclass, __func__, __LINE__, summary, detail);
-}
-
-/* MPI_ERR_OTHER for a failed allocation, at func:line. */
-int MPIDI_PME_err_nomem(const char *func, int line)
-{
-    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, func, line, MPI_ERR_OTHER,
-                                "**nomem", 0);
 }

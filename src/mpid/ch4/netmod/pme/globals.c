@@ -2,7 +2,7 @@
  * ch4:pme - the netmod's one global state and its peer table.
  *
  * Every other file reads and writes MPIDI_PME_global; this one owns its definition
- * and the growth of the peer table, and calls only err.c.
+ * and the growth of the peer table, and calls nothing else of the netmod.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -12,6 +12,7 @@ MPIDI_PME_global_t MPIDI_PME_global;
 /* Make room for peer index `peer` in the netmod's peer table. */
 int MPIDI_PME_peer_slot(uint32_t peer)
 {
+    int mpi_errno = MPI_SUCCESS;
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     if (peer < g->npeers_alloc)
         return MPI_SUCCESS;
@@ -19,8 +20,7 @@ int MPIDI_PME_peer_slot(uint32_t peer)
     while (n <= peer)
         n *= 2;
     MPIDI_PME_peer_t *p = MPL_realloc(g->peers, n * sizeof(*p), MPL_MEM_ADDRESS);
-    if (!p)
-        return MPIDI_PME_err_nomem(__func__, __LINE__);
+    MPIR_ERR_CHKANDSTMT(!p, mpi_errno, MPI_ERR_OTHER, return mpi_errno, "**nomem");
     for (uint32_t i = g->npeers_alloc; i < n; i++) {
         memset(&p[i], 0, sizeof(p[i]));
         p[i].world_rank = -1;

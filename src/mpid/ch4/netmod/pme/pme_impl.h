@@ -105,13 +105,12 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 
 /* Internal functions (entry points: pme_noinline.h). Each file calls only those of
  * the files listed before it, so that the netmod reads from the bottom up:
- * err.c, globals.c, dynq.c, send.c, then am.c, spawn.c, init*.c, progress.c. */
+ * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, progress.c. */
 
 /* err.c */
 int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,
                          const char *detail);
 int MPIDI_PME_error_from_status(int status, int rank, const char *what);
-int MPIDI_PME_err_nomem(const char *func, int line);
 
 /* globals.c: the global state and the peer table */
 int MPIDI_PME_peer_slot(uint32_t peer);

@@ -12,12 +12,12 @@
 static int enqueue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
                    const struct iovec *iov, int iovcnt, MPIR_Request * sreq, int copy_data)
 {
+    int mpi_errno = MPI_SUCCESS;
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     size_t extra = (copy_data && iovcnt) ? iov->iov_len : 0;
     MPIDI_PME_sendq_t *q = MPL_malloc(sizeof(*q) + ((hdr_len + 7) & ~(size_t) 7) + extra,
                                       MPL_MEM_BUFFER);
-    if (!q)
-        return MPIDI_PME_err_nomem(__func__, __LINE__);
+    MPIR_ERR_CHKANDSTMT(!q, mpi_errno, MPI_ERR_OTHER, return mpi_errno, "**nomem");
     q->next = NULL;
     q->peer = peer;
     q->rank = rank;
