@@ -8,20 +8,19 @@
 # Expects: base.sh (die, E_PREREQ, E_FAIL), state.sh (node_ns, the settings), the
 # cluster's cluster.tsv written (describe.sh), root.
 
-# find_pme_route: REPLY = the pme_route to use: $PME_ROUTE, else the one built in this
-# tree (build/src/tools), else the one on PATH.
+# find_pme_route: REPLY = the pme_route to use, looked for as maint/faults looks for
+# pme_faultctl: $PME_ROUTE, $builddir's, the tree's build/, then PATH.
 find_pme_route() {
-    local top; top=$(cd "$VC_LIB/../../.." && pwd)
-    if [ -n "${PME_ROUTE:-}" ]; then
-        [ -x "$PME_ROUTE" ] || die "$E_PREREQ" "PME_ROUTE=$PME_ROUTE is not an executable pme_route"
-        REPLY=$PME_ROUTE
-    elif [ -x "$top/build/src/tools/pme_route" ]; then
-        REPLY=$top/build/src/tools/pme_route
-    elif REPLY=$(command -v pme_route); then
-        :
-    else
-        die "$E_PREREQ" "--routes needs pme_route: build PME (./autogen.sh && mkdir build && cd build && ../configure && make, with clang, libbpf-dev and bpftool installed) or set PME_ROUTE=<path>"
-    fi
+    local top c
+    top=$(cd "$VC_LIB/../../.." && pwd)
+    for c in "${PME_ROUTE:-}" "${builddir:+$builddir/src/tools/pme_route}" \
+        "$top/build/src/tools/pme_route" "$(command -v pme_route || true)"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then
+            REPLY=$c
+            return 0
+        fi
+    done
+    die "$E_PREREQ" "--routes needs pme_route: build PME (./autogen.sh && mkdir build && cd build && ../configure && make, with clang, libbpf-dev and bpftool installed) or set PME_ROUTE=<path>"
 }
 
 # make_routes: on every node, `pme_route install <cluster.tsv> --node I`: the node's route
