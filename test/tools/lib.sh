@@ -71,11 +71,18 @@ CAP_PID=
 # capture_start NS IFACE FILE LOG: capture the PME frames on IFACE in network namespace
 # NS into FILE, tcpdump's messages into LOG; returns once tcpdump listens. Immediate
 # mode hands every frame to tcpdump as it comes: otherwise the kernel keeps the last
-# ones in a partly filled block that an interrupted tcpdump never reads.
+# ones in a partly filled block that an interrupted tcpdump never reads. Immediate mode
+# makes libpcap use TPACKET_V2, whose ring has slots of a fixed size taken from the
+# snapshot length when the interface offloads (as veth does): tcpdump's default of 256 KiB
+# left room for about 256 frames in the 64 MiB ring, and a burst of 9000-byte frames
+# overran it. The snapshot length is the interface's MTU plus an Ethernet header with a
+# VLAN tag, which holds every frame whole.
 capture_start() {
+    local mtu
     rm -f "$4"
-    ip netns exec "$1" tcpdump -i "$2" -p -s 0 -B 65536 --immediate-mode -U -w "$3" \
-        ether proto 0x88b5 2>"$4" &
+    mtu=$(ip netns exec "$1" cat "/sys/class/net/$2/mtu") || tools_fail "no interface $2 in $1"
+    ip netns exec "$1" tcpdump -i "$2" -p -s $((mtu + 18)) -B 65536 --immediate-mode -U \
+        -w "$3" ether proto 0x88b5 2>"$4" &
     CAP_PID=$!
     for _ in $(seq 200); do
         grep -q 'listening on' "$4" 2>/dev/null && return 0
