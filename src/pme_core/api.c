@@ -108,8 +108,11 @@ int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer)
     rc = pme_peer_lookup(ep, node, id, true, peer);
     if (rc == PME_OK) {
         struct pme_peer *p = pme_peer_get(ep, *peer);
-        memcpy(p->mac, mac, 6);
-        memcpy(ep->shm->peers[*peer].mac, mac, 6);
+        rc = pme_peer_check_path(ep, p);
+        if (rc == PME_OK && !p->routed) {
+            memcpy(p->mac, mac, 6);
+            memcpy(ep->shm->peers[*peer].mac, mac, 6);
+        }
     }
     pme_ep_unlock(ep);
     return rc;

@@ -16,7 +16,7 @@
 #include "counters_shm.h"
 
 struct pme_shm_state {
-    int claim_fd;   /* holds the endpoint id (claim.h); -1 for loop endpoints */
+    int claim_fd[PME_MAX_DEVS]; /* hold the endpoint id on each interface (claim.h) */
     int dir_fd;     /* the user's counter directory, -1 without a file */
     int fd;         /* the counter file, locked while we live */
     char name[96];  /* its name in dir_fd */
@@ -28,9 +28,31 @@ static uint64_t netns_id(void)
     return stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* What names the endpoint's files: its first interface (or its device: loop). */
 static const char *if_label(const struct pme_ep *ep)
 {
-    return ep->cfg.iface ? ep->cfg.iface : ep->cfg.device;
+    return ep->nifname ? ep->ifname[0] : ep->cfg.iface ? ep->cfg.iface : ep->cfg.device;
+}
+
+/* Claim id on every interface the endpoint spans: frames find an endpoint by (node,
+ * id) whichever interface they come in by. All or none. */
+static int claim_all(struct pme_ep *ep, struct pme_shm_state *st, uint16_t id, int *owner,
+                     int *e, const char **where)
+{
+    unsigned n = ep->nifname ? ep->nifname : 1;
+    for (unsigned i = 0; i < n; i++) {
+        *where = ep->nifname ? ep->ifname[i] : if_label(ep);
+        int rc = pme_claim_id(*where, id, owner, e);
+        if (rc < 0) {
+            while (i--) {
+                close(st->claim_fd[i]);
+                st->claim_fd[i] = -1;
+            }
+            return rc;
+        }
+        st->claim_fd[i] = rc;
+    }
+    return PME_OK;
 }
 
 const char *pme_counters_base(void)
@@ -115,10 +137,10 @@ static int claim(struct pme_ep *ep, struct pme_shm_state *st, uint16_t *id_out)
         return PME_OK;
     }
     int owner = 0, e = 0, rc = PME_ERR_BUSY;
+    const char *where = if_label(ep);
     for (int tries = 0; tries < 256 && rc == PME_ERR_BUSY; tries++) {
-        rc = pme_claim_id(if_label(ep), id, &owner, &e);
+        rc = claim_all(ep, st, id, &owner, &e, &where);
         if (rc >= 0) {
-            st->claim_fd = rc;
             *id_out = id;
             return PME_OK;
         }
@@ -130,9 +152,9 @@ static int claim(struct pme_ep *ep, struct pme_shm_state *st, uint16_t *id_out)
         pme_ep_set_error(ep,
                          "endpoint id %u on %s is in use by process %d: choose another "
                          "(PME_EP_ID) or leave it unset to pick a free one",
-                         id, if_label(ep), owner);
+                         id, where, owner);
     else
-        pme_ep_set_error(ep, "cannot claim an endpoint id on %s: %s", if_label(ep),
+        pme_ep_set_error(ep, "cannot claim an endpoint id on %s: %s", where,
                          strerror(e));
     return rc;
 }
@@ -145,8 +167,9 @@ static void state_free(struct pme_shm_state *st)
         unlinkat(st->dir_fd, st->name, 0);
         close(st->dir_fd);
     }
-    if (st->claim_fd >= 0)
-        close(st->claim_fd);
+    for (int i = 0; i < PME_MAX_DEVS; i++)
+        if (st->claim_fd[i] >= 0)
+            close(st->claim_fd[i]);
     free(st);
 }
 
@@ -159,7 +182,9 @@ int pme_counters_open(struct pme_ep *ep)
     struct pme_shm_state *st = malloc(sizeof(*st));
     if (!st)
         return PME_ERR_NOMEM;
-    st->claim_fd = st->dir_fd = st->fd = -1;
+    st->dir_fd = st->fd = -1;
+    for (int i = 0; i < PME_MAX_DEVS; i++)
+        st->claim_fd[i] = -1;
     st->name[0] = 0;
     uint16_t id;
     int rc = claim(ep, st, &id);
@@ -204,7 +229,13 @@ void pme_counters_publish(struct pme_ep *ep)
     h->job_id = ep->keys.job_id;
     h->mtu = ep->mtu;
     h->netns = netns_id();
+    /* Every interface, as many as fit: "xp,xm,yp,ym". */
+    size_t used = 0;
     snprintf(h->ifname, sizeof(h->ifname), "%s", if_label(ep));
+    for (unsigned i = 1; i < ep->nifname && used < sizeof(h->ifname); i++) {
+        used = strlen(h->ifname);
+        snprintf(h->ifname + used, sizeof(h->ifname) - used, ",%s", ep->ifname[i]);
+    }
     snprintf(h->device, sizeof(h->device), "%s", ep->cfg.device);
     h->rx_pool_bytes = ep->cfg.rx_pool_bytes;
     __atomic_store_n(&h->magic, PME_SHM_MAGIC, __ATOMIC_RELEASE);

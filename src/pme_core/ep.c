@@ -7,10 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/epoll.h>
 
 #include "counters.h"
 #include "crc32c.h"
 #include "dev_eth.h"
+#include "iflist.h"
 #include "msg.h"
 #include "progress.h"
 
@@ -52,7 +54,7 @@ const char *pme_ep_device(pme_ep_t *ep)
 
 int pme_ep_fd(pme_ep_t *ep)
 {
-    return ep->dev->ops->fd(ep->dev);
+    return ep->ndev > 1 ? ep->wait_fd : ep->dev->ops->fd(ep->dev);
 }
 
 size_t pme_peer_state_bytes(void)
@@ -111,16 +113,19 @@ static uint32_t node_from_mac(const uint8_t mac[6])
     return n == 0 || n == PME_NODE_ANY ? 1 : n;
 }
 
-/* The node id a device that stamps sources must know at open: the one given, or the
- * hash of the interface's MAC (0 when there is no interface to ask: the loop device). */
-static uint32_t node_before_open(const struct pme_config *cfg)
+/* The node id a device that stamps sources must know at open: the one given, the route
+ * file's, or the hash of the first interface's MAC (0 when there is no interface to
+ * ask: the loop device). */
+static uint32_t node_before_open(const struct pme_ep *ep, const char *first_iface)
 {
     uint8_t mac[6];
     unsigned mtu;
     char err[8];
-    if (cfg->node_id)
-        return cfg->node_id;
-    if (!cfg->iface || pme_eth_probe(cfg->iface, mac, &mtu, err, sizeof(err)))
+    if (ep->cfg.node_id)
+        return ep->cfg.node_id;
+    if (ep->routes.present)
+        return ep->routes.node;
+    if (!first_iface || pme_eth_probe(first_iface, mac, &mtu, err, sizeof(err)))
         return 0;
     return node_from_mac(mac);
 }
@@ -129,6 +134,9 @@ static uint32_t node_before_open(const struct pme_config *cfg)
 static int set_identity(struct pme_ep *ep, char *err, size_t errlen)
 {
     ep->mtu = ep->dev->mtu;
+    for (unsigned i = 1; i < ep->ndev; i++)
+        if (ep->devs[i]->mtu < ep->mtu)
+            ep->mtu = ep->devs[i]->mtu; /* fragments must fit whichever way they go */
     if (ep->cfg.mtu) {
         if (ep->cfg.mtu > ep->mtu) {
             const char *ifn = ep->cfg_iface ? ep->cfg_iface : "(loop)";
@@ -150,10 +158,85 @@ static int set_identity(struct pme_ep *ep, char *err, size_t errlen)
     size_t room = ep->mtu - sizeof(struct pme_wire_hdr) - sizeof(struct pme_wire_rts);
     ep->max_hdr = room < MAX_HDR ? room : MAX_HDR;
     memcpy(ep->self.mac, ep->dev->mac, 6);
-    ep->self.node = ep->cfg.node_id ? ep->cfg.node_id : node_from_mac(ep->dev->mac);
+    ep->self.node = ep->cfg.node_id      ? ep->cfg.node_id
+                    : ep->routes.present ? ep->routes.node
+                                         : node_from_mac(ep->dev->mac);
     ep->self.ethertype_be = htons(ep->cfg.ethertype);
     ep->self.hop_limit = (uint8_t)ep->cfg.hop_limit;
+    for (unsigned i = 0; i < ep->ndev; i++) {
+        ep->dself[i] = ep->self;
+        memcpy(ep->dself[i].mac, ep->devs[i]->mac, 6);
+        ep->rx_ctx[i] = (struct pme_rx_ctx){ep, (uint8_t)i};
+    }
     return PME_OK;
+}
+
+/* Open one device per interface of the configured list (names and patterns, see
+ * iflist.c), or of the route file's when none is configured; the loop device has none. */
+static int open_devices(struct pme_ep *ep, const struct pme_dev_ops *ops,
+                        const struct pme_dev_who *who, char (*names)[PME_IFNAME_LEN], int n,
+                        char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        struct pme_config c = ep->cfg;
+        c.iface = names ? names[i] : NULL;
+        int rc = ops->open(&ep->devs[i], &c, who, err, errlen);
+        if (rc)
+            return rc;
+        ep->ndev++;
+    }
+    ep->dev = ep->devs[0];
+    if (n < 2)
+        return PME_OK;
+    /* Sleeping waits on all of them at once. */
+    ep->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (ep->wait_fd < 0) {
+        snprintf(err, errlen, "cannot create an epoll set for %d interfaces", n);
+        return PME_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        int fd = ep->devs[i]->ops->fd(ep->devs[i]);
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (fd >= 0 && epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, fd, &e) < 0) {
+            snprintf(err, errlen, "cannot wait on interface %s", names[i]);
+            return PME_ERR_NOMEM;
+        }
+    }
+    return PME_OK;
+}
+
+/* Which interfaces: the configured list, else the route file's, else none (loop). On a
+ * mesh every route must leave through one of them. */
+static int choose_ifaces(struct pme_ep *ep, char (*names)[PME_IFNAME_LEN], char *err,
+                         size_t errlen)
+{
+    char list[PME_MAX_DEVS * PME_IFNAME_LEN];
+    const char *spec = ep->cfg_iface;
+    if (!spec && ep->routes.present && strcmp(ep->cfg_device, "loop")) {
+        pme_routes_iface_list(&ep->routes, list, sizeof(list));
+        spec = list;
+    }
+    if (!spec)
+        return 1;
+    int n = pme_iflist_expand(spec, names, err, errlen);
+    if (n < 0)
+        return PME_ERR_NODEV;
+    return n;
+}
+
+/* Each route's interface as an index into ep->devs (routes over interfaces the
+ * endpoint does not span are refused when a peer needs them). */
+static void bind_routes(struct pme_ep *ep, char (*names)[PME_IFNAME_LEN], int n)
+{
+    uint8_t map[PME_MAX_DEVS];
+    for (unsigned r = 0; r < ep->routes.niface; r++) {
+        map[r] = PME_MAX_DEVS;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(ep->routes.iface[r], names[i]))
+                map[r] = (uint8_t)i;
+    }
+    for (size_t k = 0; k < ep->routes.n; k++)
+        ep->routes.v[k].iface = map[ep->routes.v[k].file_iface];
 }
 
 static int set_keys(struct pme_ep *ep, char *err, size_t errlen)
@@ -169,8 +252,11 @@ static int set_keys(struct pme_ep *ep, char *err, size_t errlen)
 
 static void ep_free(struct pme_ep *ep)
 {
-    if (ep->dev)
-        ep->dev->ops->close(ep->dev);
+    for (unsigned i = 0; i < ep->ndev; i++)
+        ep->devs[i]->ops->close(ep->devs[i]);
+    if (ep->wait_fd >= 0)
+        close(ep->wait_fd);
+    pme_routes_free(&ep->routes);
     pme_counters_close(ep);
     pme_wire_keys_wipe(&ep->keys);
     free(ep->cfg_device);
@@ -206,6 +292,7 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     ep->cfg.device = ep->cfg_device;
     ep->cfg.iface = ep->cfg_iface;
     ep->up = &pme_msg_upcalls;
+    ep->wait_fd = -1;
     if (pme_getrandom(&ep->self.incarnation, sizeof(ep->self.incarnation)))
         ep->self.incarnation = (uint32_t)pme_now_ns() ^ (uint32_t)getpid();
     if (!ep->self.incarnation)
@@ -213,19 +300,32 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     rc = set_keys(ep, err, errlen);
     if (rc)
         goto fail;
+    if (pme_routes_load(&ep->routes, err, errlen)) {
+        rc = PME_ERR_INVAL;
+        goto fail;
+    }
+    int ndev = choose_ifaces(ep, ep->ifname, err, errlen);
+    if (ndev < 0) {
+        rc = ndev;
+        goto fail;
+    }
+    bool named = ep->cfg_iface || (ep->routes.present && strcmp(ep->cfg_device, "loop"));
+    ep->nifname = named ? (unsigned)ndev : 0;
+    char (*names)[PME_IFNAME_LEN] = named ? ep->ifname : NULL;
+    bind_routes(ep, ep->ifname, (int)ep->nifname);
     /* Claim an endpoint id (held for as long as the process lives), then the device. */
     rc = pme_counters_open(ep);
     if (rc) {
         snprintf(err, errlen, "%s", ep->err);
         goto fail;
     }
-    struct pme_dev_who who = {ep->self.ep, node_before_open(&ep->cfg), ep->keys.job_id,
-                              ep->self.incarnation, ep->keys.auth, {0}};
+    struct pme_dev_who who = {ep->self.ep, node_before_open(ep, names ? names[0] : NULL),
+                              ep->keys.job_id, ep->self.incarnation, ep->keys.auth, {0}};
     if (ep->keys.auth == PME_AUTH_MAC)
         memcpy(who.mac_key, ep->cfg.secret, sizeof(who.mac_key));
     /* From here on the secret lives in the key schedules only (ours, the driver's). */
     memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
-    rc = ops->open(&ep->dev, &ep->cfg, &who, err, errlen);
+    rc = open_devices(ep, ops, &who, names, ndev, err, errlen);
     explicit_bzero(who.mac_key, sizeof(who.mac_key));
     if (rc)
         goto fail;

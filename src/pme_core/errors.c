@@ -25,6 +25,7 @@ const char *pme_strerror(int status)
     case PME_ERR_BUSY: return "endpoint id already in use on this interface";
     case PME_ERR_NOSYS: return "device not available in this build";
     case PME_ERR_AUTH: return "authentication is misconfigured (job secret)";
+    case PME_ERR_UNREACHABLE: return "no route to the peer's node";
     default: return "unknown PME status";
     }
 }

@@ -39,6 +39,10 @@ struct pme_upcalls {
 #define PME_RTO_CEILING_US 1000000u
 
 /* peers.c: the peer table, keyed by (node, endpoint id), and address strings */
+/* Whether the peer can be reached (with a route file: a route over one of our
+ * interfaces, within the hop limit); else PME_ERR_UNREACHABLE and the endpoint's error
+ * says why. */
+int pme_peer_check_path(struct pme_ep *ep, const struct pme_peer *p);
 int pme_peer_lookup(struct pme_ep *ep, uint32_t node, uint16_t ep_id, bool create,
                     pme_peer_t *idx);
 void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx);
@@ -69,7 +73,7 @@ void pme_link_bye_all(struct pme_ep *ep);
 uint64_t pme_link_next_nonce(struct pme_ep *ep);
 
 /* link_rx.c: the receiving half (pme_link_rx is the devices' receive callback) */
-void pme_link_rx(void *ep, const uint8_t *frame, size_t len);
+void pme_link_rx(void *rx_ctx, const uint8_t *frame, size_t len); /* &ep->rx_ctx[dev] */
 void pme_link_after_batch(struct pme_ep *ep);
 
 /* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO, the

@@ -48,14 +48,15 @@ int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, 
     uint8_t buf[PME_HDRS_BYTES];
     if (sublen > PME_HDRS_BYTES - PME_ETH_HLEN - sizeof(struct pme_wire_hdr))
         return PME_ERR_INVAL;
-    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->self, p->mac, p->node, p->ep_id, type,
-                                             sublen);
+    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->dself[p->dev], p->mac, p->node,
+                                             p->ep_id, type, sublen);
     pme_link_fill_rx_state(ep, p, wh);
     if (sublen)
         memcpy(wh + 1, sub, sublen);
     struct pme_dev_frame f = {.iov = {{buf, PME_ETH_HLEN + sizeof(*wh) + sublen}}, .iovcnt = 1};
     pme_wire_seal(&ep->keys, &ep->self, pme_link_next_nonce(ep), &f);
-    int n = ep->dev->ops->send(ep->dev, &f, 1);
+    struct pme_dev *dev = ep->devs[p->dev];
+    int n = dev->ops->send(dev, &f, 1);
     if (n == 1) {
         ep->ctr->tx_frames++;
         ep->ctr->tx_bytes += f.iov[0].iov_len;

@@ -23,6 +23,7 @@ struct rx {
     uint16_t flags;
     pme_peer_t idx;
     struct pme_peer *p;
+    uint8_t dev;            /* the device it came in by */
 };
 
 static void count_verdict(struct pme_ep *ep, enum pme_wire_verdict v)
@@ -60,12 +61,12 @@ static int nak_peer(struct pme_ep *ep, const uint8_t *f, const struct pme_wire_n
  * (only an authenticated one when frames are authenticated: anybody can forge the
  * frozen part). Anything else is answered with our version, at most every 10 ms, so
  * that its sender can fail clearly instead of timing out. */
-static void other_version(struct pme_ep *ep, const uint8_t *f, size_t n)
+static void other_version(struct pme_ep *ep, uint8_t dev, const uint8_t *f, size_t n)
 {
     struct pme_wire_nak nak;
     pme_peer_t idx;
     ep->ctr->drop_version++;
-    if (pme_wire_nak_parse(&ep->keys, &ep->self, f, n, &nak)) {
+    if (pme_wire_nak_parse(&ep->keys, &ep->dself[dev], f, n, &nak)) {
         if (ep->keys.auth == PME_AUTH_MAC && !nak.authenticated) {
             ep->ctr->drop_auth++;
             return;
@@ -87,9 +88,10 @@ static void other_version(struct pme_ep *ep, const uint8_t *f, size_t n)
     ep->version_nak_ns = ep->now;
     uint8_t buf[PME_WIRE_NAK_BYTES < 60 ? 60 : PME_WIRE_NAK_BYTES];
     memset(buf, 0, sizeof(buf));
-    pme_wire_nak_build(&ep->keys, &ep->self, pme_link_next_nonce(ep), f, PME_WIRE_VERSION, buf);
+    pme_wire_nak_build(&ep->keys, &ep->dself[dev], pme_link_next_nonce(ep), f, PME_WIRE_VERSION,
+                       buf);
     struct pme_dev_frame fr = {.iov = {{buf, sizeof(buf)}}, .iovcnt = 1};
-    ep->dev->ops->send(ep->dev, &fr, 1);
+    ep->devs[dev]->ops->send(ep->devs[dev], &fr, 1);
 }
 
 /* ---- the handshake ---- */
@@ -384,8 +386,11 @@ static bool admit(struct pme_ep *ep, struct rx *r)
     }
     r->p = pme_peer_get(ep, r->idx);
     static const uint8_t no_mac[6];
-    if (!memcmp(r->p->mac, no_mac, 6))
-        memcpy(r->p->mac, r->frame + 6, 6); /* a peer that found us: answer where it spoke */
+    if (!r->p->routed && !memcmp(r->p->mac, no_mac, 6)) {
+        /* A peer that found us, with no route to it: answer where it spoke. */
+        memcpy(r->p->mac, r->frame + 6, 6);
+        r->p->dev = r->dev;
+    }
     uint32_t inc = ntohl(wh->incarnation);
     bool same = r->p->known && r->p->peer_incarnation == inc;
     if (!same && !hello) {
@@ -420,19 +425,20 @@ static bool admit(struct pme_ep *ep, struct rx *r)
 
 void pme_link_rx(void *arg, const uint8_t *f, size_t n)
 {
-    struct pme_ep *ep = arg;
+    const struct pme_rx_ctx *in = arg;
+    struct pme_ep *ep = in->ep;
     ep->ctr->rx_frames++;
     ep->ctr->rx_bytes += n;
-    enum pme_wire_verdict v = pme_wire_check(&ep->keys, &ep->self, f, n, ep->mtu);
+    enum pme_wire_verdict v = pme_wire_check(&ep->keys, &ep->dself[in->dev], f, n, ep->mtu);
     if (v == PME_WIRE_OTHER_VERSION) {
-        other_version(ep, f, n);
+        other_version(ep, in->dev, f, n);
         return;
     }
     if (v != PME_WIRE_OK) {
         count_verdict(ep, v);
         return;
     }
-    struct rx r = {.frame = f, .wh = (const void *)(f + PME_ETH_HLEN)};
+    struct rx r = {.frame = f, .wh = (const void *)(f + PME_ETH_HLEN), .dev = in->dev};
     r.len = ntohs(r.wh->len);
     r.flags = ntohs(r.wh->flags);
     if (!admit(ep, &r))

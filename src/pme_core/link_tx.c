@@ -160,8 +160,8 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, struct pme_txmsg *
     default: /* NOP */
         break;
     }
-    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->self, p->mac, p->node, p->ep_id, m->type,
-                                             sublen + plen);
+    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->dself[p->dev], p->mac, p->node,
+                                             p->ep_id, m->type, sublen + plen);
     wh->seq = htonl(seq);
     wh->flags = htons(flags);
     wh->aux = htons(m->aux);
@@ -179,7 +179,8 @@ void pme_link_flush(struct pme_ep *ep)
     if (!ep->nbatch)
         return;
     struct pme_peer *p = pme_peer_get(ep, ep->batch_peer);
-    int n = ep->dev->ops->send(ep->dev, ep->batch, ep->nbatch);
+    struct pme_dev *dev = ep->devs[p->dev];
+    int n = dev->ops->send(dev, ep->batch, ep->nbatch);
     if (n < 0) {
         /* The device refused (interface went down...). The frames count as lost:
          * Go-Back-N resends them, and the peer timeout ends it if it lasts. */

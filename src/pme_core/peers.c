@@ -48,6 +48,45 @@ static int hash_grow(struct pme_ep *ep)
     return PME_OK;
 }
 
+/* A new peer's way: the route file's, when it has a route to the peer's node over an
+ * interface of ours (else the address or the peer's first frame tells, on device 0 or
+ * the one it came in by). */
+static void set_path(struct pme_ep *ep, struct pme_peer *p)
+{
+    const struct pme_route_hop *h = pme_routes_find(&ep->routes, p->node);
+    if (h && h->iface < ep->ndev) {
+        p->dev = h->iface;
+        memcpy(p->mac, h->mac, 6);
+        p->routed = true;
+    }
+}
+
+int pme_peer_check_path(struct pme_ep *ep, const struct pme_peer *p)
+{
+    if (!ep->routes.present || p->node == ep->self.node)
+        return PME_OK;
+    const struct pme_route_hop *h = pme_routes_find(&ep->routes, p->node);
+    if (!h) {
+        pme_ep_set_error(ep, "no route to node %u in %s (this is node %u): install routes "
+                         "for the whole topology on every node (pme_route install TOPOLOGY)",
+                         p->node, ep->routes.path, ep->self.node);
+        return PME_ERR_UNREACHABLE;
+    }
+    if (!p->routed) {
+        pme_ep_set_error(ep, "the route to node %u leaves by interface %s, which this "
+                         "endpoint does not use: add it to PME_IFACE or leave PME_IFACE "
+                         "unset (then the endpoint uses every interface of %s)",
+                         p->node, ep->routes.iface[h->file_iface], ep->routes.path);
+        return PME_ERR_UNREACHABLE;
+    }
+    if (h->hops > ep->self.hop_limit) {
+        pme_ep_set_error(ep, "node %u is %u hops away, more than PME_HOP_LIMIT=%u", p->node,
+                         h->hops, ep->self.hop_limit);
+        return PME_ERR_UNREACHABLE;
+    }
+    return PME_OK;
+}
+
 static int peer_new(struct pme_ep *ep, uint32_t node, uint16_t ep_id, pme_peer_t *out)
 {
     if (ep->npeers == PME_MAX_PEERS) {
@@ -77,6 +116,7 @@ static int peer_new(struct pme_ep *ep, uint32_t node, uint16_t ep_id, pme_peer_t
     p->tx_state = TX_NEW;
     p->rto_us = ep->cfg.rto_us;
     p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
+    set_path(ep, p);
     p->ctr = pme_shm_peer_slot(ep->shm, idx, node, ep_id, p->mac);
     hash_insert(ep->hash, ep->hash_mask, peer_key(node, ep_id), idx);
     *out = idx;

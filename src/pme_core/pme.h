@@ -59,6 +59,7 @@ enum pme_status {
     PME_ERR_BUSY = -14,     /* ep id in use on this interface */
     PME_ERR_NOSYS = -15,    /* device not built in */
     PME_ERR_AUTH = -16,     /* authentication asked for without a usable job secret */
+    PME_ERR_UNREACHABLE = -17, /* the route file has no usable route to the peer's node */
 };
 
 const char *pme_strerror(int status);
@@ -147,6 +148,15 @@ void pme_config_init(struct pme_config *cfg);
 /* Override cfg from PME_* environment variables. Returns PME_ERR_INVAL and names the
  * variable in err (if given) when one does not parse. */
 int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen);
+
+/* The most interfaces one endpoint spans (a node of a 3D torus has six). */
+#define PME_MAX_IFACES 8
+
+/* This node's route file (pme_route.h: $PME_ROUTES, else /run/pme/routes.<netns>), which
+ * pme_route installs on a mesh: 1 and its data interfaces as "xp,xm,yp,ym" in buf, 0 when
+ * there is none, or PME_ERR_INVAL with err saying what is wrong with it. An endpoint
+ * whose configuration names no interface spans these. */
+int pme_route_ifaces(char *buf, size_t len, char *err, size_t errlen);
 
 /* Open an endpoint. On failure *ep is NULL and, if err is given, it holds a sentence
  * naming the cause and the fix (e.g. CAP_NET_RAW). */

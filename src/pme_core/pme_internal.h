@@ -36,6 +36,7 @@
 #include "iovcur.h"
 #include "pme.h"
 #include "pme_wire.h"
+#include "node_routes.h"
 #include "seq.h"
 #include "slots.h"
 #include "wire.h"
@@ -141,6 +142,8 @@ struct pme_peer {
     uint32_t node;
     uint16_t ep_id;
     uint8_t mac[6];         /* the Ethernet destination of frames to it (next hop) */
+    uint8_t dev;            /* the endpoint's device that reaches it (ep->devs) */
+    bool routed;            /* dev and mac come from the route file, not the address */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     /* link state */
     uint8_t tx_state;
@@ -205,7 +208,18 @@ struct pme_helper;
 struct pme_ep {
     struct pme_config cfg;
     char *cfg_device, *cfg_iface;
+    /* One device per data interface (layer 2); dev is devs[0], whose MAC is in the
+     * endpoint's address. dself[i] is self with devs[i]'s MAC: frames leave a device
+     * with its own source address, and frames for us arrive addressed to it. */
     struct pme_dev *dev;
+    struct pme_dev *devs[PME_MAX_DEVS];
+    unsigned ndev;
+    struct pme_wire_self dself[PME_MAX_DEVS];
+    struct pme_rx_ctx { struct pme_ep *ep; uint8_t dev; } rx_ctx[PME_MAX_DEVS];
+    int wait_fd;                /* an epoll set of every device's descriptor, -1 if one */
+    char ifname[PME_MAX_DEVS][PME_IFNAME_LEN]; /* devs' interfaces (none: loop) */
+    unsigned nifname;
+    struct pme_routes routes;   /* this node's route file, if there is one */
     struct pme_wire_self self;  /* who we are on the wire */
     struct pme_wire_keys keys;
     uint64_t nonce;             /* the last nonce we sent (layer 1 stamps, layer 3 counts) */

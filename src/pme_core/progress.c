@@ -10,16 +10,22 @@
 /* How many batches a drain before a verdict reads at most (a ring's worth). */
 #define DRAIN_BATCHES 1024
 
-/* Take one batch of frames from the device and send what it made due; returns the
- * number of frames taken. */
+/* Take one batch of frames from each device and send what they made due; returns the
+ * most frames one device gave (PME_RX_BATCH: there may be more). */
 static int poll_batch(struct pme_ep *ep)
 {
-    int n = ep->dev->ops->poll(ep->dev, PME_RX_BATCH, pme_link_rx, ep);
-    if (n < 0)
-        pme_ep_set_error(ep, "device receive failed: %s", pme_strerror(n));
+    int most = 0;
+    for (unsigned i = 0; i < ep->ndev; i++) {
+        int n = ep->devs[i]->ops->poll(ep->devs[i], PME_RX_BATCH, pme_link_rx, &ep->rx_ctx[i]);
+        if (n < 0)
+            pme_ep_set_error(ep, "device receive failed on %s: %s",
+                             ep->nifname ? ep->ifname[i] : ep->cfg.device, pme_strerror(n));
+        else if (n > most)
+            most = n;
+    }
     if (ep->dirty.n)
         pme_link_after_batch(ep);
-    return n;
+    return most;
 }
 
 int pme_progress_pass(struct pme_ep *ep, bool poll_device)
@@ -41,8 +47,11 @@ int pme_progress_pass(struct pme_ep *ep, bool poll_device)
     if (ep->now - ep->stats_sampled_ns > STATS_SAMPLE_NS) {
         /* Ring overruns cost a system call to read: now and then is enough. */
         ep->stats_sampled_ns = ep->now;
-        if (ep->dev->ops->rx_overruns)
-            ep->ctr->rx_overruns = ep->dev->ops->rx_overruns(ep->dev);
+        uint64_t lost = 0;
+        for (unsigned i = 0; i < ep->ndev; i++)
+            if (ep->devs[i]->ops->rx_overruns)
+                lost += ep->devs[i]->ops->rx_overruns(ep->devs[i]);
+        ep->ctr->rx_overruns = lost;
     }
     pme_counters_sync(ep);
     return (int)(ep->evq.tail - ep->evq.head);

@@ -192,9 +192,23 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
  * UINT64_MAX for either: none). The wake-up may be late so that it rides the scheduler
  * tick: our timers by up to PME_SLEEP_SLACK_US, the caller's bound by at most its own
  * length as well. Callers have just set ep->now. */
-static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timer_ns, uint64_t caller_ns)
+/* Whether every device has a descriptor to sleep on. */
+static bool can_sleep(struct pme_ep *ep)
 {
-    struct pollfd pfd = {fd, POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
+    for (unsigned i = 0; i < ep->ndev; i++)
+        if (ep->devs[i]->ops->fd(ep->devs[i]) < 0)
+            return false;
+    return true;
+}
+
+/* Sleep until a device has frames (or room again, when one was full), a timer is due
+ * or the caller's time is up. */
+static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t caller_ns)
+{
+    struct pollfd pfd[PME_MAX_DEVS];
+    for (unsigned i = 0; i < ep->ndev; i++)
+        pfd[i] = (struct pollfd){ep->devs[i]->ops->fd(ep->devs[i]),
+                                 POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
     uint64_t timeout_ns = min_u64(timer_ns, caller_ns);
     uint64_t slack_ns = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
     bool limited = timeout_ns != UINT64_MAX;
@@ -205,14 +219,14 @@ static void sleep_on_device(struct pme_ep *ep, int fd, uint64_t timer_ns, uint64
     }
     struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
     ep->ctr->wait_sleeps++;
-    ppoll(&pfd, 1, limited ? &ts : NULL, NULL);
+    ppoll(pfd, ep->ndev, limited ? &ts : NULL, NULL);
 }
 
 int pme_wait_do(struct pme_ep *ep, int timeout_ms)
 {
-    int fd = ep->dev->ops->fd(ep->dev);
+    bool sleeps = can_sleep(ep);
     ep->now = pme_now_ns();
-    bool sleep_at_once = fd >= 0 && timeout_ms != 0 && !may_spin(ep);
+    bool sleep_at_once = sleeps && timeout_ms != 0 && !may_spin(ep);
     int n = pme_progress_pass(ep, !sleep_at_once);
     if (n || timeout_ms == 0)
         return n;
@@ -225,12 +239,12 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
         bool spin = may_spin(ep) &&
                     (ep->cfg.wait_mode == PME_WAIT_SPIN ||
                      ep->now - busy_ns < (uint64_t)ep->cfg.spin_us * 1000u);
-        if (spin || fd < 0) {
+        if (spin || !sleeps) {
             ep->ctr->wait_spins++;
-            if (fd < 0 && !spin)
+            if (!sleeps && !spin)
                 sched_yield();
         } else {
-            sleep_on_device(ep, fd, ns_until(ep->now, ep->next_timer_ns),
+            sleep_on_device(ep, ns_until(ep->now, ep->next_timer_ns),
                             ns_until(ep->now, deadline));
         }
         ep->now = pme_now_ns();
@@ -252,16 +266,14 @@ void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
     bool own_core = may_spin(ep);
     if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
         return;
-    int fd = ep->dev->ops->fd(ep->dev);
     /* Sharing the core: give it away at once, and sleep after yield_us of quiet. */
-    if ((!own_core && idle_us < ep->cfg.yield_us) || fd < 0 || max_sleep_us == 0) {
+    if ((!own_core && idle_us < ep->cfg.yield_us) || !can_sleep(ep) || max_sleep_us == 0) {
         ep->ctr->wait_spins++;
         sched_yield();
         return;
     }
     /* The caller bounds the sleep to make progress of its own (MPI's shared memory). */
-    sleep_on_device(ep, fd, ns_until(ep->now, ep->next_timer_ns),
-                    (uint64_t)max_sleep_us * 1000u);
+    sleep_on_device(ep, ns_until(ep->now, ep->next_timer_ns), (uint64_t)max_sleep_us * 1000u);
 }
 
 /* Progress until every send is acknowledged or timeout_ms passes. */

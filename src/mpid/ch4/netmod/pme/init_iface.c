@@ -152,6 +152,7 @@ int MPIDI_PME_choose_iface(struct pme_config *cfg, char *err, size_t errlen)
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     const char *file = getenv("PME_CLUSTER_FILE");
     char host[256];
+    int routed;
 
     if (gethostname(host, sizeof(host)))
         host[0] = 0;
@@ -172,6 +173,11 @@ int MPIDI_PME_choose_iface(struct pme_config *cfg, char *err, size_t errlen)
                                         "ch4:pme: no network interface for PME", err);
         }
         g->iface_origin = "PME_CLUSTER_FILE";
+    } else if ((routed = pme_route_ifaces(g->iface, sizeof(g->iface), err, errlen)) != 0) {
+        if (routed < 0)
+            return MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                        "ch4:pme: unusable route file", err);
+        g->iface_origin = "this node's route file";
     } else if (vcluster_iface(host, g->iface, sizeof(g->iface)) == 0) {
         g->iface_origin = "the vcluster description";
     } else if (auto_iface(g->iface, sizeof(g->iface)) == 0) {

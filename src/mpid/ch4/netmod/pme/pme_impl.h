@@ -63,7 +63,7 @@ typedef struct {
     MPI_Aint am_hdr_max;        /* largest MPIDIG header we carry */
     unsigned peer_timeout_ms;
     unsigned rto_us;
-    char iface[64];
+    char iface[PME_MAX_IFACES * 16];  /* one interface, or several: "xp,xm,yp,ym" */
     const char *iface_origin;   /* how the interface was chosen (for messages) */
     char addr[PME_ADDR_MAX];    /* our address as published */
     int init_errno;             /* why init_local failed (reported by init_world) */
