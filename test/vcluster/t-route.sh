@@ -9,8 +9,10 @@
 # frame with too few hops is dropped and counted where it runs out, a destination
 # without a route is dropped and counted, version 1 PME frames and other EtherTypes on
 # the data links pass untouched, IPv4 (ping) over data links and the management network
-# works beside the forwarder, and remove takes it all away again. On torus:2x2x2 the
-# routes come from `vcluster up --routes` instead, and `vcluster down` removes them.
+# works beside the forwarder, and remove takes it all away again (those clusters come
+# up with --no-routes, and get none). On torus:2x2x2 the
+# routes come from `vcluster up` itself (its default on a ring or torus), and `vcluster
+# down` removes them.
 # "test && test || fail" is these tests' idiom for checks:
 # shellcheck disable=SC2015
 # shellcheck source=test/vcluster/lib.sh
@@ -101,14 +103,17 @@ expected() {
 }
 
 # route_topology SPEC SUFFIX [--routes]: the checks below on a cluster of that topology,
-# whose routes are installed on every node by hand or, with --routes, by `vcluster up`
-# (and then removed by `vcluster down`).
+# whose routes are installed on every node by hand (`up --no-routes`) or, with --routes,
+# by `vcluster up` by default (and then removed by `vcluster down`).
 route_topology() {
     local spec=$1 n=${NAME:0:5}$2 by_up=${3:-} nodes i j dsts=()
     if [ "$by_up" = --routes ]; then
-        PME_ROUTE=$ROUTE vc_up "$n" --topology "$spec" --data-ip --routes >/dev/null
+        PME_ROUTE=$ROUTE vc_up "$n" --topology "$spec" --data-ip >/dev/null
     else
-        vc_up "$n" --topology "$spec" --data-ip >/dev/null
+        vc_up "$n" --topology "$spec" --data-ip --no-routes >/dev/null
+        for ((i = 0; i < $(jq .node_count <<<"$(vc_json "$n")"); i++)); do
+            [ ! -e "$(vc_in "$n" "$n-n$i" "$ROUTE" path)" ] || fail "$spec: up --no-routes installed routes"
+        done
     fi
     nodes=$(jq .node_count <<<"$(vc_json "$n")")
     local tsv=/run/vcluster/$n/cluster.tsv
@@ -120,7 +125,7 @@ route_topology() {
         [ -f "${ROUTE_FILES[-1]}" ] || fail "$spec: node $i has no route file ${ROUTE_FILES[-1]}"
         grep -q "^node $i\$" "${ROUTE_FILES[-1]}" || fail "$spec: node $i's route file is not its own"
     done
-    [ "$by_up" != --routes ] || say "ok: $spec: vcluster up --routes installed every node's routes"
+    [ "$by_up" != --routes ] || say "ok: $spec: vcluster up installed every node's routes by itself"
     [ "$(printf '%s\n' "${ROUTE_FILES[@]}" | sort -u | wc -l)" = "${#ROUTE_FILES[@]}" ] ||
         fail "$spec: two nodes share a route file"
 

@@ -8,8 +8,9 @@
 # Expects: base.sh (die, E_PREREQ, E_FAIL), state.sh (node_ns, the settings), the
 # cluster's cluster.tsv written (describe.sh), root.
 
-# find_pme_route: REPLY = the pme_route to use, looked for as maint/faults looks for
-# pme_faultctl: $PME_ROUTE, $builddir's, the tree's build/, then PATH.
+# find_pme_route [quiet]: REPLY = the pme_route to use, looked for as maint/faults looks
+# for pme_faultctl: $PME_ROUTE, $builddir's, the tree's build/, then PATH. None: exit
+# with the fix, or (quiet) return 1.
 find_pme_route() {
     local top c
     top=$(cd "$VC_LIB/../../.." && pwd)
@@ -20,14 +21,23 @@ find_pme_route() {
             return 0
         fi
     done
+    [ "${1:-}" != quiet ] || return 1
     die "$E_PREREQ" "--routes needs pme_route: build PME (./autogen.sh && mkdir build && cd build && ../configure && make, with clang, libbpf-dev and bpftool installed) or set PME_ROUTE=<path>"
 }
 
 # make_routes: on every node, `pme_route install <cluster.tsv> --node I`: the node's route
 # file, and the forwarder on its data interfaces, so that PME frames for nodes that are
 # not neighbours cross the nodes on the way without any process of theirs.
+# ROUTES=auto (a ring or torus without --routes): the same when pme_route is there,
+# else a warning, and ROUTES becomes 0.
 make_routes() {
+    if [ "$ROUTES" = auto ] && ! find_pme_route quiet; then
+        echo "vcluster: warning: no pme_route built, so no routes: MPI over PME reaches only neighbouring nodes (build PME, or pass --no-routes to silence this)" >&2
+        ROUTES=0
+        return 0
+    fi
     find_pme_route
+    ROUTES=1
     local route=$REPLY i ns out
     for ((i = 0; i < NODES; i++)); do
         ns=$(node_ns "$i")

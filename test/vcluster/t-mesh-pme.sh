@@ -1,0 +1,77 @@
+#!/bin/bash
+# PME's transport on a mesh: on a ring:4 cluster that `vcluster up` gave routes (its
+# default on a ring or torus), a pme_perf client on node 0 and its server on node 2,
+# two links apart, both with no interface named: each endpoint spans its node's data
+# interfaces from the route file (pme_info lists them), takes its node id from it, and
+# reaches the other through node 1's or node 3's in-kernel forwarder. The ping-pong and
+# the stream (eager and rendezvous sizes) are checked byte for byte, and the forwarder
+# on the way counts the frames it forwarded. An endpoint limited to the interface the
+# route does not leave by (PME_IFACE=xm) fails with a message naming the interface and
+# the fix; a node whose route file lacks the destination fails naming pme_route.
+# shellcheck source=test/vcluster/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=test/vcluster/faults-lib.sh
+. "$(dirname "$0")/faults-lib.sh"
+vc_init vms
+B=${builddir:-$VC_SRCDIR/build}
+PERF=$B/src/tools/pme_perf ROUTE=$B/src/tools/pme_route INFO=$B/src/tools/pme_info
+[ -x "$PERF" ] && [ -x "$ROUTE" ] && [ -x "$INFO" ] || fail "pme_perf, pme_route or pme_info is not built"
+PME_ROUTE=$ROUTE vc_up "$NAME" --topology ring:4 >/dev/null
+grep -q "routes:" <("$VC" status --name "$NAME") || fail "vcluster up gave a ring no routes by default"
+export PME_RUNTIME_DIR=$TMPD/run
+mkdir -p "$PME_RUNTIME_DIR"
+
+# forwarded NODE: the frames node NODE's forwarder has forwarded so far.
+forwarded() {
+    vc_in "$NAME" "$NAME-n$1" "$ROUTE" show --kv | tr ' ' '\n' | awk -F= '$1 == "forwarded" { print $2 }'
+}
+before1=$(forwarded 1) before3=$(forwarded 3)
+[ -n "$before1" ] && [ -n "$before3" ] || fail "pme_route show --kv gives no forwarded count"
+
+rm -f "$TMPD/addr"
+vc_bg "$NAME" "$NAME-n2" "$PERF" server --verify --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1
+SERVER=$BGPID
+for ((i = 0; i < 100; i++)); do
+    [ -s "$TMPD/addr" ] && break
+    kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "pme_perf server did not start"; }
+    sleep 0.05
+done
+ADDR=$(cat "$TMPD/addr")
+[[ $ADDR == pme2:00000002/* ]] || fail "the server on node 2 is not node 2 (its route file's id): $ADDR"
+ifaces=$(vc_in "$NAME" "$NAME-n2" "$INFO" -c | awk '/^  pid / { print; exit }')
+grep -q "xp,xm" <<<"$ifaces" || fail "pme_info does not list both interfaces of the endpoint: $ifaces"
+say "ok: the server on node 2 spans xp,xm from the route file ($ADDR)"
+
+out=$(vc_in "$NAME" "$NAME-n0" "$PERF" client --peer "$ADDR" --verify -s 8,1000,9000,100000,1m \
+    -n 100 --seconds 0.2 2>&1) || { echo "$out"; cat "$TMPD/server.out"; fail "pme_perf across two links failed"; }
+grep -q "all data verified" <<<"$out" || { echo "$out"; fail "pme_perf did not verify its data"; }
+wait "$SERVER" || { cat "$TMPD/server.out"; fail "the server failed"; }
+grep "half-RTT" <<<"$out" | sed 's/^/  /'
+moved=$(($(forwarded 1) - before1 + $(forwarded 3) - before3))
+[ "$moved" -gt 1000 ] || fail "the forwarders of nodes 1 and 3 forwarded only $moved frames"
+say "ok: node 0 to node 2 (two links): ping-pong and stream verified, $moved frames forwarded on the way"
+
+# The route to node 2 leaves node 0 by xp ("+" on a tie): an endpoint on xm alone cannot
+# use it, and says so.
+vc_bg "$NAME" "$NAME-n2" "$PERF" server --addr-file "$TMPD/addr2" >"$TMPD/server2.out" 2>&1
+SERVER=$BGPID
+for ((i = 0; i < 100; i++)); do [ -s "$TMPD/addr2" ] && break; sleep 0.05; done
+if out=$(vc_in "$NAME" "$NAME-n0" env PME_IFACE=xm "$PERF" client --peer "$(cat "$TMPD/addr2")" \
+    -s 8 -n 10 --seconds 0.01 2>&1); then
+    fail "a client without the route's interface reached node 2"
+fi
+grep -q "leaves by interface xp, which this endpoint does not use" <<<"$out" && grep -q PME_IFACE <<<"$out" ||
+    fail "no clear error for a route over an interface not used: $out"
+say "ok: PME_IFACE=xm: $(grep -o 'the route to node.*' <<<"$out" | head -n 1)"
+
+# A route file without the destination (as if installed for another topology).
+file=$(vc_in "$NAME" "$NAME-n0" "$ROUTE" path)
+grep -v '^route 2 ' "$file" >"$TMPD/partial"
+if out=$(vc_in "$NAME" "$NAME-n0" env PME_ROUTES="$TMPD/partial" "$PERF" client \
+    --peer "$(cat "$TMPD/addr2")" -s 8 -n 10 --seconds 0.01 2>&1); then
+    fail "a client without a route to node 2 reached it"
+fi
+grep -q "no route to node 2 in $TMPD/partial" <<<"$out" && grep -q "pme_route install" <<<"$out" ||
+    fail "no clear error for a missing route: $out"
+say "ok: no route to node 2: $(grep -o 'no route to node 2.*' <<<"$out" | head -n 1)"
+kill "$SERVER" 2>/dev/null || true
