@@ -112,7 +112,8 @@ struct pme_config {
     const char *device;         /* "auto" (default: "kernel" when /dev/pme
                                    may be opened, else "ring"), "ring",
                                    "pcap", "loop" or "kernel"           PME_DEVICE */
-    const char *iface;          /* interface name (ring, pcap, kernel) PME_IFACE */
+    const char *iface;          /* interfaces (ring, pcap, kernel): "eth1", "xp,xm", "x*" PME_IFACE;
+                                 * NULL: the route file's (pme_route_ifaces) */
     int ep_id;                  /* endpoint id 0..65534, -1: from pid   PME_EP_ID */
     uint32_t job_key;           /* job id without a secret (other jobs' frames are
                                    dropped by it)                       PME_JOB_KEY */

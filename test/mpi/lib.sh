@@ -63,14 +63,16 @@ pme_cluster_name() {
 }
 
 # pme_cluster_up NAME [vcluster up options]: a 4-node switched cluster unless the
-# options say otherwise; torn down at exit.
+# options say otherwise (a ring or torus gets PME's routes); torn down at exit.
 pme_cluster_up() {
     local name=$1; shift
     "$pme_vc" down --name "$name" >/dev/null 2>&1 || true
     pme_clusters+=("$name")
     local args=("$@")
-    [[ " ${args[*]} " == *" --nodes "* ]] || args+=(--nodes 4)
+    # (a ring's or torus's node count follows from its shape)
     [[ " ${args[*]} " == *" --topology "* ]] || args+=(--topology switch)
+    [[ " ${args[*]} " == *" --nodes "* || " ${args[*]} " != *" --topology switch "* ]] ||
+        args+=(--nodes 4)
     "$pme_vc" up --name "$name" "${args[@]}" >/dev/null || pme_fail "vcluster up --name $name ${args[*]} failed"
 }
 
