@@ -33,6 +33,7 @@ void pme_config_init(struct pme_config *cfg)
     cfg->credit_bytes = 256u << 10;
     cfg->rto_us = 1000;
     cfg->peer_timeout_ms = 60000;
+    cfg->link_down_ms = 2000;
     cfg->wait_mode = PME_WAIT_AUTO;
     /* Polling costs nothing while the process has a core of its own, and a sleeper costs
      * its peers a wake-up per exchange (measured: an all-to-all bound sort kernel took 2x
@@ -230,6 +231,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
+    NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")
     static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},
                                           {"block", PME_WAIT_BLOCK}, {NULL, 0}};
     if ((v = getenv("PME_WAIT")) && *v && parse_choice(v, waits, &cfg->wait_mode))

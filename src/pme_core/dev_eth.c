@@ -18,6 +18,34 @@
 #include "dev_eth.h"
 #include "pme_wire.h"
 
+/* Asked with an ioctl in this process's network namespace, not of /sys/class/net (the
+ * namespace that mounted it). IFF_RUNNING is the operational state: carrier. */
+bool pme_eth_link_up(const char *ifname, char *state, size_t len)
+{
+    snprintf(state, len, "up");
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return true;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    bool up = true;
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+        if (errno == ENODEV) {
+            snprintf(state, len, "gone");
+            up = false;
+        }
+    } else if (!(ifr.ifr_flags & IFF_UP)) {
+        snprintf(state, len, "down");
+        up = false;
+    } else if (!(ifr.ifr_flags & IFF_RUNNING)) {
+        snprintf(state, len, "up without carrier");
+        up = false;
+    }
+    close(s);
+    return up;
+}
+
 int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
                   size_t errlen)
 {

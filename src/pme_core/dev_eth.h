@@ -6,6 +6,7 @@
 #ifndef PME_DEV_ETH_H
 #define PME_DEV_ETH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,9 @@ int pme_eth_perm_error_why(const char *ifname, const char *why, char *err, size_
 int pme_eth_perm_error(const char *ifname, char *err, size_t errlen);
 
 /* The error for an interface that is down. */
+/* Whether ifname can carry frames: up, with a carrier. If not, state says why ("down",
+ * "no carrier"); an interface that cannot be asked counts as up. */
+bool pme_eth_link_up(const char *ifname, char *state, size_t len);
 int pme_eth_down_error(const char *ifname, char *err, size_t errlen);
 
 /* Send frames on a packet socket bound to the interface, gathered, without blocking:

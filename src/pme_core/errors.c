@@ -26,6 +26,7 @@ const char *pme_strerror(int status)
     case PME_ERR_NOSYS: return "device not available in this build";
     case PME_ERR_AUTH: return "authentication is misconfigured (job secret)";
     case PME_ERR_UNREACHABLE: return "no route to the peer's node";
+    case PME_ERR_LINK_DOWN: return "the link to the peer is down";
     default: return "unknown PME status";
     }
 }

@@ -1,10 +1,12 @@
 /*
  * iflist.c - the interfaces an endpoint spans, from PME_IFACE's form: names and shell
  * patterns separated by commas ("eth1", "xp,xm,yp,ym", "x*,y*"). A pattern matches the
- * network interfaces of this namespace in name order; loopback never matches one.
+ * network interfaces of this network namespace in name order (asked of the kernel:
+ * /sys/class/net shows the namespace that mounted it, which a process that entered
+ * another namespace with setns does not share); loopback never matches one.
  */
-#include <dirent.h>
 #include <fnmatch.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,26 +34,33 @@ static int add(char names[][PME_IFNAME_LEN], unsigned *n, const char *name, char
     return 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct if_nameindex *)a)->if_name,
+                  ((const struct if_nameindex *)b)->if_name);
+}
+
 static int add_matches(char names[][PME_IFNAME_LEN], unsigned *n, const char *pattern,
                        char *err, size_t errlen)
 {
-    struct dirent **e;
-    int k = scandir("/sys/class/net", &e, NULL, alphasort);
-    if (k < 0) {
-        snprintf(err, errlen, "cannot list the network interfaces (/sys/class/net)");
+    struct if_nameindex *e = if_nameindex();
+    if (!e) {
+        snprintf(err, errlen, "cannot list the network interfaces");
         return -1;
     }
+    size_t k = 0;
+    while (e[k].if_index)
+        k++;
+    qsort(e, k, sizeof(*e), by_name);
     int rc = 0, found = 0;
-    for (int i = 0; i < k; i++) {
-        const char *name = e[i]->d_name;
-        if (!rc && name[0] != '.' && strcmp(name, "lo") && strlen(name) < PME_IFNAME_LEN &&
-            !fnmatch(pattern, name, 0)) {
+    for (size_t i = 0; i < k && !rc; i++) {
+        const char *name = e[i].if_name;
+        if (strcmp(name, "lo") && strlen(name) < PME_IFNAME_LEN && !fnmatch(pattern, name, 0)) {
             found++;
             rc = add(names, n, name, err, errlen);
         }
-        free(e[i]);
     }
-    free(e);
+    if_freenameindex(e);
     if (!rc && !found) {
         snprintf(err, errlen, "no network interface matches \"%s\"", pattern);
         rc = -1;

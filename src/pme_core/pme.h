@@ -60,6 +60,7 @@ enum pme_status {
     PME_ERR_NOSYS = -15,    /* device not built in */
     PME_ERR_AUTH = -16,     /* authentication asked for without a usable job secret */
     PME_ERR_UNREACHABLE = -17, /* the route file has no usable route to the peer's node */
+    PME_ERR_LINK_DOWN = -18,   /* the interface to the peer is down or has no carrier */
 };
 
 const char *pme_strerror(int status);
@@ -131,6 +132,8 @@ struct pme_config {
     size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
+    unsigned link_down_ms;      /* owing this long over an interface that is down or has
+                                 * no carrier fails the peer (0: never) PME_LINK_DOWN_MS */
     int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
     unsigned spin_us;           /* AUTO, own core: poll this long before sleeping PME_SPIN_US */
     unsigned yield_us;          /* AUTO, core shared: yield this long first PME_YIELD_US */

@@ -144,6 +144,7 @@ struct pme_peer {
     uint8_t mac[6];         /* the Ethernet destination of frames to it (next hop) */
     uint8_t dev;            /* the endpoint's device that reaches it (ep->devs) */
     bool routed;            /* dev and mac come from the route file, not the address */
+    bool link_down;         /* its interface was found down while it owed us (timers) */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     /* link state */
     uint8_t tx_state;
@@ -270,7 +271,7 @@ struct pme_ep {
     struct pme_counters *ctr;
     struct pme_counters_shm *shm;
     struct pme_shm_state *shm_state;
-    char err[256];
+    char err[512];
 };
 
 /* ---- leaves every layer may use ---- */

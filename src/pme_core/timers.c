@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dev_eth.h"
 #include "link.h"
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
@@ -51,6 +52,28 @@ static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
     return ep->now - owing_since(p) > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
 }
 
+/* Has the peer owed us an answer for PME_LINK_DOWN_MS while the interface that leads to
+ * it is down or without carrier? Counted from when it began to owe, not from its last
+ * frame: its frames may still come by another way (the route back differs, or the far
+ * end's cable is fine) while ours go nowhere. Read only then: it costs system calls. */
+static bool link_is_down(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    char state[24];
+    if (!ep->cfg.link_down_ms || !ep->nifname || !pme_peer_owes(p) || !p->owed_since_ns ||
+        ep->now - p->owed_since_ns < (uint64_t)ep->cfg.link_down_ms * 1000000ull)
+        return false;
+    return !pme_eth_link_up(ep->ifname[p->dev], state, sizeof(state));
+}
+
+static void suspect(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p->suspect) {
+        p->suspect = true;
+        pme_idxvec_push(&ep->suspects, idx);
+    }
+}
+
 static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
@@ -60,11 +83,8 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     bool owed = pme_peer_owes(p);
     if (!owed && !p->rndv_in && !p->rndv_out)
         return;
-    if (overdue(ep, p)) {
-        if (!p->suspect) {
-            p->suspect = true;
-            pme_idxvec_push(&ep->suspects, idx);
-        }
+    if (overdue(ep, p) || (p->link_down = link_is_down(ep, p))) {
+        suspect(ep, idx);
         return; /* the verdict comes after progress has drained the device */
     }
     if (owed) {
@@ -144,6 +164,36 @@ void pme_timers_run(struct pme_ep *ep)
     ep->next_timer_ns = next;
 }
 
+/* How frames reach the peer, for messages: "; reached over xp to next hop ..., 2 hops". */
+static void path_words(const struct pme_ep *ep, const struct pme_peer *p, char *buf,
+                       size_t len)
+{
+    buf[0] = 0;
+    if (!ep->nifname)
+        return;
+    const struct pme_route_hop *h = p->routed ? pme_routes_find(&ep->routes, p->node) : NULL;
+    char hops[24] = "";
+    if (h)
+        snprintf(hops, sizeof(hops), ", %u hop%s", h->hops, h->hops == 1 ? "" : "s");
+    snprintf(buf, len, "; this node (%u) reaches it over %s to next hop "
+             "%02x:%02x:%02x:%02x:%02x:%02x%s", ep->self.node, ep->ifname[p->dev], p->mac[0],
+             p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5], hops);
+}
+
+static void link_down_verdict(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    char state[24], path[160];
+    pme_eth_link_up(ep->ifname[p->dev], state, sizeof(state));
+    path_words(ep, p, path, sizeof(path));
+    pme_ep_set_error(ep,
+                     "the link from node %u to node %u is down: interface %s is %s and peer "
+                     "%08x/%u owed us an answer for over %u ms (PME_LINK_DOWN_MS)%s",
+                     ep->self.node, p->node, ep->ifname[p->dev], state, p->node, p->ep_id,
+                     ep->cfg.link_down_ms, path);
+    pme_peer_fail(ep, idx, PME_ERR_LINK_DOWN);
+}
+
 /* After the device was drained: a suspect that still owes us an answer past the
  * timeout is dead; one whose answer was waiting goes back to its timers. */
 void pme_timers_confirm_suspects(struct pme_ep *ep)
@@ -154,15 +204,22 @@ void pme_timers_confirm_suspects(struct pme_ep *ep)
         p->suspect = false;
         if (p->tx_state == TX_FAILED)
             continue;
+        if (p->link_down && link_is_down(ep, p)) {
+            link_down_verdict(ep, idx);
+            continue;
+        }
         if (!overdue(ep, p)) {
             pme_timer_rearm(ep, idx);
             continue;
         }
+        char path[160];
+        path_words(ep, p, path, sizeof(path));
         pme_ep_set_error(ep,
                          "peer %08x/%u did not answer for %u ms (PME_PEER_TIMEOUT_MS): its "
-                         "process died, its node is down, or it computed longer than that "
-                         "without calling into PME (PME_HELPER=1 answers for it)",
-                         p->node, p->ep_id, ep->cfg.peer_timeout_ms);
+                         "process died, its node is down, a link on the way is down, or it "
+                         "computed longer than that without calling into PME (PME_HELPER=1 "
+                         "answers for it)%s",
+                         p->node, p->ep_id, ep->cfg.peer_timeout_ms, path);
         pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
     }
     ep->suspects.n = 0;

@@ -5,7 +5,9 @@
 # torus:2x2x2, and its pt2pt and coll lines on torus:2x2 with 1% frame loss on every
 # link; then on torus:4x4, 16 ranks: pme_whoami (every rank on ch4:pme over all four of
 # its node's interfaces, PME messages moved), MPICH's cpi, and a ping-pong checked up to
-# 4 MiB between ranks 0 and 15 (nodes (0,0) and (3,3), two links apart).
+# 4 MiB between ranks 0 and 15 (nodes (0,0) and (3,3), two links apart); and when node
+# 0's first link on the way to node 15 goes down during a ping-pong, the job fails
+# within seconds with an MPI error naming both nodes and the interface.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
@@ -47,3 +49,14 @@ PME_MPIEXEC_TIMEOUT=300 pme_mpiexec "$name" -n 16 -ppn 1 "$work/pingpong" -max 4
     { cat "$out"; pme_fail "pingpong on torus:4x4 failed"; }
 grep -q '^pingpong: OK' "$out" || { cat "$out"; pme_fail "pingpong did not succeed"; }
 echo "ok: torus:4x4: ping-pong checked up to 4 MiB with 16 ranks"
+
+# Node 0 reaches node 15 ((3,3)) by xm first (x: 0 -> 3 is one link the "-" way round).
+(sleep 3; "$pme_vc" exec --name "$name" "$name-n0" ip link set xm down) &
+t0=$SECONDS
+PME_MPIEXEC_TIMEOUT=60 pme_mpiexec "$name" -n 16 -ppn 1 "$work/pingpong" -n 10000000 -max 1 >"$out" 2>&1 &&
+    pme_fail "the ping-pong went on with a link down"
+wait
+grep -q "the link from node 0 to node 15 is down: interface xm is down" "$out" ||
+    { tail -30 "$out"; pme_fail "no MPI error naming the nodes and the interface"; }
+[ $((SECONDS - t0)) -lt 40 ] || pme_fail "the job took $((SECONDS - t0)) s to fail"
+echo "ok: torus:4x4: node 0's xm down mid-job: failed in $((SECONDS - t0)) s with: $(grep -o 'the link from node 0.*' "$out" | head -n 1 | cut -c1-90)..."

@@ -7,7 +7,9 @@
 # the stream (eager and rendezvous sizes) are checked byte for byte, and the forwarder
 # on the way counts the frames it forwarded. An endpoint limited to the interface the
 # route does not leave by (PME_IFACE=xm) fails with a message naming the interface and
-# the fix; a node whose route file lacks the destination fails naming pme_route.
+# the fix; a node whose route file lacks the destination fails naming pme_route. A link
+# taken down during a stream, at the sender's end or the far end, fails the sender within
+# seconds (PME_LINK_DOWN_MS), with a message naming both nodes, the interface and its state.
 # shellcheck source=test/vcluster/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/vcluster/faults-lib.sh
@@ -75,3 +77,29 @@ grep -q "no route to node 2 in $TMPD/partial" <<<"$out" && grep -q "pme_route in
     fail "no clear error for a missing route: $out"
 say "ok: no route to node 2: $(grep -o 'no route to node 2.*' <<<"$out" | head -n 1)"
 kill "$SERVER" 2>/dev/null || true
+
+# A link taken down during a stream, at either end: the sender fails within seconds
+# (PME_LINK_DOWN_MS, default 2000 ms), not after the peer timeout (60 s), saying which
+# nodes, which interface and its state.
+link_down() { # NODE IFACE STATE: take NODE's IFACE down while node 0 streams to node 1
+    local node=$1 ifc=$2 state=$3 t0
+    rm -f "$TMPD/addr3"
+    vc_bg "$NAME" "$NAME-n1" "$PERF" server --addr-file "$TMPD/addr3" >"$TMPD/server3.out" 2>&1
+    SERVER=$BGPID
+    for ((i = 0; i < 100; i++)); do [ -s "$TMPD/addr3" ] && break; sleep 0.05; done
+    (sleep 1; vc_in "$NAME" "$NAME-n$node" ip link set "$ifc" down) &
+    t0=$SECONDS
+    if out=$(vc_in "$NAME" "$NAME-n0" timeout 50 "$PERF" client --peer "$(cat "$TMPD/addr3")" \
+        -t stream -s 1m --seconds 30 2>&1); then
+        fail "the stream went on over a link that was down"
+    fi
+    wait
+    vc_in "$NAME" "$NAME-n$node" ip link set "$ifc" up
+    kill "$SERVER" 2>/dev/null || true
+    local want="the link from node 0 to node 1 is down: interface xp is $state"
+    grep -q "$want" <<<"$out" || fail "no clear error when $NAME-n$node's $ifc went down: $out"
+    [ $((SECONDS - t0)) -lt 20 ] || fail "the link-down error took $((SECONDS - t0)) s"
+    say "ok: node $node's $ifc down: failed in $((SECONDS - t0)) s: $(grep -o 'the link from.*' <<<"$out" | cut -c1-100)..."
+}
+link_down 0 xp down
+link_down 1 xm "up without carrier"
