@@ -54,7 +54,7 @@ const char *pme_ep_device(pme_ep_t *ep)
 
 int pme_ep_fd(pme_ep_t *ep)
 {
-    return ep->ndev > 1 ? ep->wait_fd : ep->dev->ops->fd(ep->dev);
+    return pme_ep_wait_fd(ep);
 }
 
 size_t pme_peer_state_bytes(void)

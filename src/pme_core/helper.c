@@ -48,7 +48,7 @@ static void *helper_main(void *arg)
 {
     struct pme_ep *ep = arg;
     struct pme_helper *h = ep->helper;
-    int dev_fd = pme_ep_fd(ep); /* one device's, or the set of them all */
+    int dev_fd = pme_ep_wait_fd(ep);
     uint64_t seen = __atomic_load_n(&ep->api_exits, __ATOMIC_RELAXED);
     bool away = false, idle_pass = false;
     for (;;) {

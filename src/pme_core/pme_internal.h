@@ -284,6 +284,13 @@ static inline struct pme_peer *pme_peer_get(struct pme_ep *ep, pme_peer_t idx)
     return &ep->chunks[idx / PME_PEER_CHUNK][idx % PME_PEER_CHUNK];
 }
 
+/* One descriptor that polls readable when any device has frames: the device's own, or
+ * the epoll set of them all; -1 if a device has none. */
+static inline int pme_ep_wait_fd(struct pme_ep *ep)
+{
+    return ep->ndev > 1 ? ep->wait_fd : ep->dev->ops->fd(ep->dev);
+}
+
 static inline bool pme_peer_has_inflight(const struct pme_peer *p)
 {
     return p->snd_nxt != p->snd_una;
