@@ -18,32 +18,32 @@
 #include "dev_eth.h"
 #include "pme_wire.h"
 
-/* Asked with an ioctl in this process's network namespace, not of /sys/class/net (the
- * namespace that mounted it). IFF_RUNNING is the operational state: carrier. */
-bool pme_eth_link_up(const char *ifname, char *state, size_t len)
+/* One interface ioctl (SIOCGIF*) on ifname, answered in this process's network namespace
+ * (not /sys/class/net's, which is the namespace that mounted it); 0 or an errno. */
+static int if_query(const char *ifname, unsigned long request, struct ifreq *ifr)
 {
-    snprintf(state, len, "up");
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s < 0)
-        return true;
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof(ifr));
-    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-    bool up = true;
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
-        if (errno == ENODEV) {
-            snprintf(state, len, "gone");
-            up = false;
-        }
-    } else if (!(ifr.ifr_flags & IFF_UP)) {
-        snprintf(state, len, "down");
-        up = false;
-    } else if (!(ifr.ifr_flags & IFF_RUNNING)) {
-        snprintf(state, len, "up without carrier");
-        up = false;
-    }
+        return errno;
+    memset(ifr, 0, sizeof(*ifr));
+    snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", ifname);
+    int rc = ioctl(s, request, ifr) < 0 ? errno : 0;
     close(s);
-    return up;
+    return rc;
+}
+
+/* IFF_RUNNING is the operational state: carrier. */
+bool pme_eth_link_up(const char *ifname, char *state, size_t len)
+{
+    struct ifreq ifr;
+    int e = if_query(ifname, SIOCGIFFLAGS, &ifr);
+    const char *why = e == ENODEV                    ? "gone"
+                      : e                            ? NULL
+                      : !(ifr.ifr_flags & IFF_UP)      ? "down"
+                      : !(ifr.ifr_flags & IFF_RUNNING) ? "up without carrier"
+                                                     : NULL;
+    snprintf(state, len, "%s", why ? why : "up");
+    return !why;
 }
 
 int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
@@ -62,34 +62,26 @@ int pme_eth_probe(const char *ifname, uint8_t mac[6], unsigned *mtu, char *err,
                  ifname);
         return PME_ERR_NODEV;
     }
-    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s < 0) {
-        snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(errno));
+    struct ifreq ifr;
+    int e = if_query(ifname, SIOCGIFFLAGS, &ifr);
+    if (e) {
+        snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(e));
         return PME_ERR_DEVICE;
     }
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof(ifr));
-    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-    int rc = PME_OK;
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
-        snprintf(err, errlen, "cannot query interface %s: %s", ifname, strerror(errno));
-        rc = PME_ERR_DEVICE;
-    } else if (!(ifr.ifr_flags & IFF_UP)) {
-        rc = pme_eth_down_error(ifname, err, errlen);
-    } else if (ioctl(s, SIOCGIFHWADDR, &ifr) < 0 || ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
+    if (!(ifr.ifr_flags & IFF_UP))
+        return pme_eth_down_error(ifname, err, errlen);
+    if (if_query(ifname, SIOCGIFHWADDR, &ifr) || ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
         snprintf(err, errlen, "interface %s is not an Ethernet interface", ifname);
-        rc = PME_ERR_NODEV;
-    } else {
-        memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-        if (ioctl(s, SIOCGIFMTU, &ifr) < 0) {
-            snprintf(err, errlen, "cannot read the MTU of %s: %s", ifname, strerror(errno));
-            rc = PME_ERR_DEVICE;
-        } else {
-            *mtu = (unsigned)ifr.ifr_mtu;
-        }
+        return PME_ERR_NODEV;
     }
-    close(s);
-    return rc;
+    memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+    e = if_query(ifname, SIOCGIFMTU, &ifr);
+    if (e) {
+        snprintf(err, errlen, "cannot read the MTU of %s: %s", ifname, strerror(e));
+        return PME_ERR_DEVICE;
+    }
+    *mtu = (unsigned)ifr.ifr_mtu;
+    return PME_OK;
 }
 
 void *pme_eth_dev_new(size_t size, const struct pme_dev_ops *ops, const char *ifname,

@@ -34,3 +34,21 @@ vc_bg() {
     BGPID=$!
     VC_BGPIDS+=("$BGPID")
 }
+
+# vc_serve NAME NODE PROGRAM ARGS...: start a server (pme_perf, pme_once) in node NODE
+# (a number) of cluster NAME that writes its address to a file; returns once it has.
+# SERVER = its pid, ADDR = the address; its output goes to $TMPD/server.out.
+vc_serve() {
+    local n=$1 node=$2
+    shift 2
+    rm -f "$TMPD/addr"
+    vc_bg "$n" "$n-n$node" "$@" --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1
+    SERVER=$BGPID
+    for ((i = 0; i < 100; i++)); do
+        [ -s "$TMPD/addr" ] && break
+        kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "$1 did not start"; }
+        sleep 0.05
+    done
+    [ -s "$TMPD/addr" ] || fail "$1 wrote no address in 5 s"
+    ADDR=$(cat "$TMPD/addr")
+}

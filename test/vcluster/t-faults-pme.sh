@@ -26,22 +26,6 @@ SECONDS_ONCE=2 PERF_KINDS="drop 2%"
 
 vc_up "$NAME" --topology switch --nodes 2 >/dev/null
 
-# serve NODE PROGRAM ARGS...: start a server in NODE that writes its address to
-# $TMPD/addr; SERVER = its pid, ADDR = the address.
-serve() {
-    local node=$1
-    shift
-    rm -f "$TMPD/addr"
-    vc_bg "$NAME" "$NAME-n$node" "$@" --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1
-    SERVER=$BGPID
-    for ((i = 0; i < 100; i++)); do
-        [ -s "$TMPD/addr" ] && break
-        kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "$1 did not start"; }
-        sleep 0.05
-    done
-    ADDR=$(cat "$TMPD/addr")
-}
-
 # perf_stream LABEL: pme_perf's verified stream; NOTE = what to report of it.
 # The server checks every byte (--verify) and exits 1 at the first wrong one. The
 # client's last act is to wait 5 s for its goodbye to be acknowledged; the server exits
@@ -50,7 +34,7 @@ serve() {
 # was streamed) is pme_perf's shutdown, not lost data, and is reported, not failed.
 perf_stream() {
     local label=$1 t0=$SECONDS out late=""
-    serve 1 "$PERF" server -i eth0 --verify
+    vc_serve "$NAME" 1 "$PERF" server -i eth0 --verify
     if ! out=$(vc_in "$NAME" "$NAME-n0" "$PERF" client -i eth0 --peer "$ADDR" --verify \
         -t stream -s 8,9000,100000 --seconds 0.1 2>&1); then
         if [ "$(grep -c '^pme_perf: ' <<<"$out")" = 1 ] && grep -q '^pme_perf: flush: timed out$' <<<"$out" &&
@@ -75,7 +59,7 @@ run_kind() {
     if [ "$PERF_KINDS" = all ] || [ "$label" = "$PERF_KINDS" ]; then perf_stream "$label"; fi
 
     local t1=$SECONDS
-    serve 1 "$ONCE" recv -i eth0
+    vc_serve "$NAME" 1 "$ONCE" recv -i eth0
     out=$(vc_in "$NAME" "$NAME-n0" "$ONCE" send -i eth0 --peer "$ADDR" --seconds $SECONDS_ONCE 2>&1) ||
         { echo "$out"; cat "$TMPD/server.out"; fail "$label: pme_once failed"; }
     wait "$SERVER" || { cat "$TMPD/server.out"; fail "$label: pme_once receiver failed"; }

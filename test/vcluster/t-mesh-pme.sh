@@ -30,15 +30,7 @@ forwarded() {
 before1=$(forwarded 1) before3=$(forwarded 3)
 [ -n "$before1" ] && [ -n "$before3" ] || fail "pme_route show --kv gives no forwarded count"
 
-rm -f "$TMPD/addr"
-vc_bg "$NAME" "$NAME-n2" "$PERF" server --verify --addr-file "$TMPD/addr" >"$TMPD/server.out" 2>&1
-SERVER=$BGPID
-for ((i = 0; i < 100; i++)); do
-    [ -s "$TMPD/addr" ] && break
-    kill -0 "$SERVER" 2>/dev/null || { cat "$TMPD/server.out"; fail "pme_perf server did not start"; }
-    sleep 0.05
-done
-ADDR=$(cat "$TMPD/addr")
+vc_serve "$NAME" 2 "$PERF" server --verify
 [[ $ADDR == pme2:00000002/* ]] || fail "the server on node 2 is not node 2 (its route file's id): $ADDR"
 ifaces=$(vc_in "$NAME" "$NAME-n2" "$INFO" -c | awk '/^  pid / { print; exit }')
 grep -q "xp,xm" <<<"$ifaces" || fail "pme_info does not list both interfaces of the endpoint: $ifaces"
@@ -55,10 +47,8 @@ say "ok: node 0 to node 2 (two links): ping-pong and stream verified, $moved fra
 
 # The route to node 2 leaves node 0 by xp ("+" on a tie): an endpoint on xm alone cannot
 # use it, and says so.
-vc_bg "$NAME" "$NAME-n2" "$PERF" server --addr-file "$TMPD/addr2" >"$TMPD/server2.out" 2>&1
-SERVER=$BGPID
-for ((i = 0; i < 100; i++)); do [ -s "$TMPD/addr2" ] && break; sleep 0.05; done
-if out=$(vc_in "$NAME" "$NAME-n0" env PME_IFACE=xm "$PERF" client --peer "$(cat "$TMPD/addr2")" \
+vc_serve "$NAME" 2 "$PERF" server
+if out=$(vc_in "$NAME" "$NAME-n0" env PME_IFACE=xm "$PERF" client --peer "$ADDR" \
     -s 8 -n 10 --seconds 0.01 2>&1); then
     fail "a client without the route's interface reached node 2"
 fi
@@ -70,7 +60,7 @@ say "ok: PME_IFACE=xm: $(grep -o 'the route to node.*' <<<"$out" | head -n 1)"
 file=$(vc_in "$NAME" "$NAME-n0" "$ROUTE" path)
 grep -v '^route 2 ' "$file" >"$TMPD/partial"
 if out=$(vc_in "$NAME" "$NAME-n0" env PME_ROUTES="$TMPD/partial" "$PERF" client \
-    --peer "$(cat "$TMPD/addr2")" -s 8 -n 10 --seconds 0.01 2>&1); then
+    --peer "$ADDR" -s 8 -n 10 --seconds 0.01 2>&1); then
     fail "a client without a route to node 2 reached it"
 fi
 grep -q "no route to node 2 in $TMPD/partial" <<<"$out" && grep -q "pme_route install" <<<"$out" ||
@@ -83,13 +73,10 @@ kill "$SERVER" 2>/dev/null || true
 # nodes, which interface and its state.
 link_down() { # NODE IFACE STATE: take NODE's IFACE down while node 0 streams to node 1
     local node=$1 ifc=$2 state=$3 t0
-    rm -f "$TMPD/addr3"
-    vc_bg "$NAME" "$NAME-n1" "$PERF" server --addr-file "$TMPD/addr3" >"$TMPD/server3.out" 2>&1
-    SERVER=$BGPID
-    for ((i = 0; i < 100; i++)); do [ -s "$TMPD/addr3" ] && break; sleep 0.05; done
+    vc_serve "$NAME" 1 "$PERF" server
     (sleep 1; vc_in "$NAME" "$NAME-n$node" ip link set "$ifc" down) &
     t0=$SECONDS
-    if out=$(vc_in "$NAME" "$NAME-n0" timeout 50 "$PERF" client --peer "$(cat "$TMPD/addr3")" \
+    if out=$(vc_in "$NAME" "$NAME-n0" timeout 50 "$PERF" client --peer "$ADDR" \
         -t stream -s 1m --seconds 30 2>&1); then
         fail "the stream went on over a link that was down"
     fi
