@@ -7,7 +7,7 @@
  *       takes message "one", naps NAP_MS without any PME call, takes message "two",
  *       answers "done" and exits 0
  *   napper client IFACE PEER_ADDR
- *       sends "one", then "two" while the server naps, waits for "done"; exits 0 when it
+ *       sends "one", 300 ms later "two" while the server naps, waits for "done"; exits 0 when it
  *       came, 1 with the error when the peer failed (dead, or closed), printing how
  *       long it waited after "two" either way
  *
@@ -104,8 +104,13 @@ static int client(const char *iface, const char *peer_addr)
         return 2;
     }
     send_text(ep, peer, "one");
-    pme_ep_flush(ep, 5000);
-    usleep(300000); /* the server is napping by now */
+    /* Keep making progress for 300 ms (the server is napping by then), without waiting
+     * for "one" to be acknowledged: whether the server acknowledged it before its nap
+     * began is a race, and a flush that lost it would wait out the nap here, before
+     * "two" is sent, and the nap would not be measured. */
+    uint64_t start = pme_ep_now_ns(ep);
+    while (pme_ep_now_ns(ep) - start < 300000000u)
+        pme_wait(ep, 10);
     send_text(ep, peer, "two");
     pme_progress(ep);
     uint64_t t0 = pme_ep_now_ns(ep);

@@ -41,10 +41,10 @@ say "ok: bad arguments exit 2 with a message, a missing cluster exits 4"
 # idempotent up
 vc_up "$NAME" --topology ring:2 >/dev/null
 id1=$(stat -L -c %i "/run/netns/$NAME-n0")
-out=$("$VC" up --name "$NAME" --topology ring:2) || fail "second up failed"
+out=$("$VC" up --name "$NAME" --topology ring:2 --no-routes) || fail "second up failed"
 grep -q "nothing to do" <<<"$out" || fail "identical up did not say it did nothing: $out"
 [ "$(stat -L -c %i "/run/netns/$NAME-n0")" = "$id1" ] || fail "identical up rebuilt the cluster"
-out=$("$VC" up --name "$NAME" --topology ring:2 --mtu 9000) || fail "up with a new MTU failed"
+out=$("$VC" up --name "$NAME" --topology ring:2 --mtu 9000 --no-routes) || fail "up with a new MTU failed"
 grep -q "rebuilding" <<<"$out" || fail "changed up did not say it rebuilds: $out"
 [ "$(ip -n "$NAME-n1" -o link show xm | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "MTU 9000 not applied"
 [ "$(jq .mtu "/run/vcluster/$NAME/cluster.json")" = 9000 ] || fail "MTU 9000 not described"
@@ -84,9 +84,9 @@ say "ok: MTU 9000, 10gbit shaping on both ends, 0.1% loss on both rails"
 # two clusters side by side, brought up at once
 other=${NAME:0:7}b
 VC_CLUSTERS+=("$other")
-"$VC" up --name "$NAME" --topology torus:2x2 >"$TMPD/a" 2>&1 &
+"$VC" up --name "$NAME" --topology torus:2x2 --no-routes >"$TMPD/a" 2>&1 &
 pa=$!
-"$VC" up --name "$other" --topology torus:2x2 >"$TMPD/b" 2>&1 &
+"$VC" up --name "$other" --topology torus:2x2 --no-routes >"$TMPD/b" 2>&1 &
 pb=$!
 wait "$pa" || fail "concurrent up of $NAME failed: $(cat "$TMPD/a")"
 wait "$pb" || fail "concurrent up of $other failed: $(cat "$TMPD/b")"
@@ -104,14 +104,14 @@ vc_up "$NAME" --topology torus:2x2 >/dev/null
 ip netns del "$NAME-n1"
 ip link del "$NAME-mgmt"
 grep -q DAMAGED <<<"$("$VC" status --name "$NAME")" || fail "status does not report the damage"
-out=$("$VC" up --name "$NAME" --topology torus:2x2) || fail "up of a damaged cluster failed"
+out=$("$VC" up --name "$NAME" --topology torus:2x2 --no-routes) || fail "up of a damaged cluster failed"
 grep -q "damaged" <<<"$out" || fail "up did not say it rebuilds a damaged cluster: $out"
 vc_check_frames "$NAME"
 ip netns del "$NAME-n2"
 vc_check_down "$NAME"
 
 # an up killed half-way
-"$VC" up --name "$NAME" --nodes 16 --topology torus:4x4 >/dev/null 2>&1 &
+"$VC" up --name "$NAME" --nodes 16 --topology torus:4x4 --no-routes >/dev/null 2>&1 &
 pk=$!
 sleep 0.4
 kill -KILL "$pk" 2>/dev/null || true

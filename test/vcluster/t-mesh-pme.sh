@@ -18,7 +18,7 @@ vc_init vms
 B=${builddir:-$VC_SRCDIR/build}
 PERF=$B/src/tools/pme_perf ROUTE=$B/src/tools/pme_route INFO=$B/src/tools/pme_info
 [ -x "$PERF" ] && [ -x "$ROUTE" ] && [ -x "$INFO" ] || fail "pme_perf, pme_route or pme_info is not built"
-PME_ROUTE=$ROUTE vc_up "$NAME" --topology ring:4 >/dev/null
+PME_ROUTE=$ROUTE VC_DEFAULT_ROUTES=1 vc_up "$NAME" --topology ring:4 >/dev/null
 grep -q "routes:" <("$VC" status --name "$NAME") || fail "vcluster up gave a ring no routes by default"
 export PME_RUNTIME_DIR=$TMPD/run
 mkdir -p "$PME_RUNTIME_DIR"

@@ -108,7 +108,7 @@ expected() {
 route_topology() {
     local spec=$1 n=${NAME:0:5}$2 by_up=${3:-} nodes i j dsts=()
     if [ "$by_up" = --routes ]; then
-        PME_ROUTE=$ROUTE vc_up "$n" --topology "$spec" --data-ip >/dev/null
+        PME_ROUTE=$ROUTE VC_DEFAULT_ROUTES=1 vc_up "$n" --topology "$spec" --data-ip >/dev/null
     else
         vc_up "$n" --topology "$spec" --data-ip --no-routes >/dev/null
         for ((i = 0; i < $(jq .node_count <<<"$(vc_json "$n")"); i++)); do
