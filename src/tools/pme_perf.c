@@ -320,7 +320,7 @@ static void usage(void)
             "      --wait MODE     spin, block or auto (default PME_WAIT or auto)\n"
             "  -k, --key K         job key (default PME_JOB_KEY or 0x5e5e)\n"
             "      --verify        check every byte\n"
-            "      --csv           print CSV: test,size,value\n"
+            "      --csv           print CSV: test,wait,size,value,unit\n"
             "All PME_* environment variables apply.\n");
     exit(2);
 }
