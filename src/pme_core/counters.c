@@ -229,13 +229,10 @@ void pme_counters_publish(struct pme_ep *ep)
     h->job_id = ep->keys.job_id;
     h->mtu = ep->mtu;
     h->netns = netns_id();
-    /* Every interface, as many as fit: "xp,xm,yp,ym". */
-    size_t used = 0;
-    snprintf(h->ifname, sizeof(h->ifname), "%s", if_label(ep));
-    for (unsigned i = 1; i < ep->nifname && used < sizeof(h->ifname); i++) {
-        used = strlen(h->ifname);
-        snprintf(h->ifname + used, sizeof(h->ifname) - used, ",%s", ep->ifname[i]);
-    }
+    if (ep->nifname) /* every interface, as many as fit: "xp,xm,yp,ym" */
+        pme_iflist_join(ep->ifname, ep->nifname, h->ifname, sizeof(h->ifname));
+    else
+        snprintf(h->ifname, sizeof(h->ifname), "%s", if_label(ep));
     snprintf(h->device, sizeof(h->device), "%s", ep->cfg.device);
     h->rx_pool_bytes = ep->cfg.rx_pool_bytes;
     __atomic_store_n(&h->magic, PME_SHM_MAGIC, __ATOMIC_RELEASE);

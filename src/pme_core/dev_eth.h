@@ -46,10 +46,11 @@ int pme_eth_broker_socket(const char *ifname, uint16_t ethertype, uint16_t ep_id
 int pme_eth_perm_error_why(const char *ifname, const char *why, char *err, size_t errlen);
 int pme_eth_perm_error(const char *ifname, char *err, size_t errlen);
 
-/* The error for an interface that is down. */
-/* Whether ifname can carry frames: up, with a carrier. If not, state says why ("down",
- * "no carrier"); an interface that cannot be asked counts as up. */
+/* Whether ifname can carry frames: up, with a carrier. If not, state says why ("gone",
+ * "down", "up without carrier"); an interface that cannot be asked counts as up. */
 bool pme_eth_link_up(const char *ifname, char *state, size_t len);
+
+/* The error for an interface that is down. */
 int pme_eth_down_error(const char *ifname, char *err, size_t errlen);
 
 /* Send frames on a packet socket bound to the interface, gathered, without blocking:

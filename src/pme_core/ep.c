@@ -197,7 +197,12 @@ static int open_devices(struct pme_ep *ep, const struct pme_dev_ops *ops,
     for (int i = 0; i < n; i++) {
         int fd = ep->devs[i]->ops->fd(ep->devs[i]);
         struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (fd >= 0 && epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, fd, &e) < 0) {
+        if (fd < 0) { /* a device without a descriptor: polling only, as with one device */
+            close(ep->wait_fd);
+            ep->wait_fd = -1;
+            return PME_OK;
+        }
+        if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, fd, &e) < 0) {
             snprintf(err, errlen, "cannot wait on interface %s", names[i]);
             return PME_ERR_NOMEM;
         }
@@ -205,23 +210,22 @@ static int open_devices(struct pme_ep *ep, const struct pme_dev_ops *ops,
     return PME_OK;
 }
 
-/* Which interfaces: the configured list, else the route file's, else none (loop). On a
- * mesh every route must leave through one of them. */
+/* Which interfaces: the configured list, else the route file's, else none (0: the loop
+ * device, or a device that will say no interface was given). On a mesh every route
+ * must leave through one of them. */
 static int choose_ifaces(struct pme_ep *ep, char (*names)[PME_IFNAME_LEN], char *err,
                          size_t errlen)
 {
     char list[PME_MAX_DEVS * PME_IFNAME_LEN];
     const char *spec = ep->cfg_iface;
     if (!spec && ep->routes.present && strcmp(ep->cfg_device, "loop")) {
-        pme_routes_iface_list(&ep->routes, list, sizeof(list));
+        pme_iflist_join(ep->routes.iface, ep->routes.niface, list, sizeof(list));
         spec = list;
     }
     if (!spec)
-        return 1;
+        return 0;
     int n = pme_iflist_expand(spec, names, err, errlen);
-    if (n < 0)
-        return PME_ERR_NODEV;
-    return n;
+    return n < 0 ? PME_ERR_NODEV : n;
 }
 
 /* Each route's interface as an index into ep->devs (routes over interfaces the
@@ -304,15 +308,14 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
         rc = PME_ERR_INVAL;
         goto fail;
     }
-    int ndev = choose_ifaces(ep, ep->ifname, err, errlen);
-    if (ndev < 0) {
-        rc = ndev;
+    int nnames = choose_ifaces(ep, ep->ifname, err, errlen);
+    if (nnames < 0) {
+        rc = nnames;
         goto fail;
     }
-    bool named = ep->cfg_iface || (ep->routes.present && strcmp(ep->cfg_device, "loop"));
-    ep->nifname = named ? (unsigned)ndev : 0;
-    char (*names)[PME_IFNAME_LEN] = named ? ep->ifname : NULL;
-    bind_routes(ep, ep->ifname, (int)ep->nifname);
+    ep->nifname = (unsigned)nnames;
+    char (*names)[PME_IFNAME_LEN] = nnames ? ep->ifname : NULL;
+    bind_routes(ep, ep->ifname, nnames);
     /* Claim an endpoint id (held for as long as the process lives), then the device. */
     rc = pme_counters_open(ep);
     if (rc) {
@@ -325,7 +328,7 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
         memcpy(who.mac_key, ep->cfg.secret, sizeof(who.mac_key));
     /* From here on the secret lives in the key schedules only (ours, the driver's). */
     memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
-    rc = open_devices(ep, ops, &who, names, ndev, err, errlen);
+    rc = open_devices(ep, ops, &who, names, nnames ? nnames : 1, err, errlen);
     explicit_bzero(who.mac_key, sizeof(who.mac_key));
     if (rc)
         goto fail;

@@ -104,3 +104,16 @@ int pme_iflist_expand(const char *spec, char names[][PME_IFNAME_LEN], char *err,
     }
     return (int)n;
 }
+
+void pme_iflist_join(char names[][PME_IFNAME_LEN], unsigned n, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = 0;
+    for (unsigned i = 0; i < n && used < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%s", i ? "," : "", names[i]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}

@@ -161,20 +161,7 @@ int pme_route_ifaces(char *buf, size_t len, char *err, size_t errlen)
     struct pme_routes r;
     if (pme_routes_load(&r, err, errlen))
         return PME_ERR_INVAL;
-    pme_routes_iface_list(&r, buf, len);
+    pme_iflist_join(r.iface, r.niface, buf, len);
     pme_routes_free(&r);
     return r.present;
-}
-
-void pme_routes_iface_list(const struct pme_routes *r, char *buf, size_t len)
-{
-    size_t used = 0;
-    if (len)
-        buf[0] = 0;
-    for (unsigned i = 0; i < r->niface && used < len; i++) {
-        int n = snprintf(buf + used, len - used, "%s%s", i ? "," : "", r->iface[i]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
 }

@@ -10,10 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pme.h"
-
-#define PME_MAX_DEVS PME_MAX_IFACES
-#define PME_IFNAME_LEN 16
+#include "iflist.h"
 
 struct pme_route_hop {
     uint32_t node;          /* destination */
@@ -39,7 +36,5 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen);
 void pme_routes_free(struct pme_routes *r);
 /* The route to node, or NULL when the file has none. */
 const struct pme_route_hop *pme_routes_find(const struct pme_routes *r, uint32_t node);
-/* The file's interfaces as a comma-separated list ("" when there is no file). */
-void pme_routes_iface_list(const struct pme_routes *r, char *buf, size_t len);
 
 #endif

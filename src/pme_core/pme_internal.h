@@ -144,7 +144,6 @@ struct pme_peer {
     uint8_t mac[6];         /* the Ethernet destination of frames to it (next hop) */
     uint8_t dev;            /* the endpoint's device that reaches it (ep->devs) */
     bool routed;            /* dev and mac come from the route file, not the address */
-    bool link_down;         /* its interface was found down while it owed us (timers) */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     /* link state */
     uint8_t tx_state;
@@ -217,7 +216,8 @@ struct pme_ep {
     unsigned ndev;
     struct pme_wire_self dself[PME_MAX_DEVS];
     struct pme_rx_ctx { struct pme_ep *ep; uint8_t dev; } rx_ctx[PME_MAX_DEVS];
-    int wait_fd;                /* an epoll set of every device's descriptor, -1 if one */
+    int wait_fd;                /* with several devices, an epoll set of their descriptors
+                                 * (-1 if one has none: then nobody sleeps) */
     char ifname[PME_MAX_DEVS][PME_IFNAME_LEN]; /* devs' interfaces (none: loop) */
     unsigned nifname;
     struct pme_routes routes;   /* this node's route file, if there is one */

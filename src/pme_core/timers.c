@@ -83,7 +83,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
     bool owed = pme_peer_owes(p);
     if (!owed && !p->rndv_in && !p->rndv_out)
         return;
-    if (overdue(ep, p) || (p->link_down = link_is_down(ep, p))) {
+    if (overdue(ep, p) || link_is_down(ep, p)) {
         suspect(ep, idx);
         return; /* the verdict comes after progress has drained the device */
     }
@@ -204,7 +204,7 @@ void pme_timers_confirm_suspects(struct pme_ep *ep)
         p->suspect = false;
         if (p->tx_state == TX_FAILED)
             continue;
-        if (p->link_down && link_is_down(ep, p)) {
+        if (link_is_down(ep, p)) {
             link_down_verdict(ep, idx);
             continue;
         }

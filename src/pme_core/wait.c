@@ -192,15 +192,6 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
  * UINT64_MAX for either: none). The wake-up may be late so that it rides the scheduler
  * tick: our timers by up to PME_SLEEP_SLACK_US, the caller's bound by at most its own
  * length as well. Callers have just set ep->now. */
-/* Whether every device has a descriptor to sleep on. */
-static bool can_sleep(struct pme_ep *ep)
-{
-    for (unsigned i = 0; i < ep->ndev; i++)
-        if (ep->devs[i]->ops->fd(ep->devs[i]) < 0)
-            return false;
-    return true;
-}
-
 /* Sleep until a device has frames (or room again, when one was full), a timer is due
  * or the caller's time is up. */
 static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t caller_ns)
@@ -224,7 +215,7 @@ static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t calle
 
 int pme_wait_do(struct pme_ep *ep, int timeout_ms)
 {
-    bool sleeps = can_sleep(ep);
+    bool sleeps = pme_ep_wait_fd(ep) >= 0;
     ep->now = pme_now_ns();
     bool sleep_at_once = sleeps && timeout_ms != 0 && !may_spin(ep);
     int n = pme_progress_pass(ep, !sleep_at_once);
@@ -267,7 +258,7 @@ void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
     if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
         return;
     /* Sharing the core: give it away at once, and sleep after yield_us of quiet. */
-    if ((!own_core && idle_us < ep->cfg.yield_us) || !can_sleep(ep) || max_sleep_us == 0) {
+    if ((!own_core && idle_us < ep->cfg.yield_us) || pme_ep_wait_fd(ep) < 0 || max_sleep_us == 0) {
         ep->ctr->wait_spins++;
         sched_yield();
         return;
