@@ -62,6 +62,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("pingpong: rank 0 on %s <-> rank %d on %s, %d round trips per size\n"
                "%10s %12s %12s\n", host, size - 1, peerhost, iters, "bytes", "usec", "MB/s");
+    if (rank == 0)
+        fflush(stdout); /* tests wait for this line to know the job is under way */
 
     long errors = 0;
     for (size_t len = 0; len <= max; len = len ? len * 2 : 1) {
