@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pme.h - what the files of pme.ko share: the endpoint, its rings, the table the
+ * What the files of pme.ko share: the endpoint, its rings, the table the
  * packet handler looks endpoints up in, and the counters.
  */
 #ifndef PME_KMOD_H
@@ -125,11 +125,11 @@ struct pme_ep {
 	u32 kpeer_last;
 	bool kpeers_overflow;
 
-	/* Zero copy (pme_zreg.c, pme_zc.c). */
-	struct mutex zc_mutex;
-	spinlock_t zc_lock;
-	struct xarray zc_regions;       /* id -> struct pme_zreg: added under zc_mutex,
-					 * erased under both locks, read under either */
+	/* Zero copy (pme_zreg.c, pme_zc.c); the locks are described above. */
+	struct mutex zc_mutex;          /* the zero-copy ioctls, the cache, its reaper */
+	spinlock_t zc_lock;             /* regions' pages, validity and users; the arms */
+	/* id -> struct pme_zreg: added under zc_mutex, erased under both, read under either */
+	struct xarray zc_regions;
 	struct list_head zc_lru;        /* the regions, most recently used first; zc_mutex */
 	u32 zc_nregions;                /* under zc_mutex */
 	struct mm_struct *zc_mm;        /* whose memory the regions are (mmgrab held) */

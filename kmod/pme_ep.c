@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_ep.c - endpoints: binding one to an interface and an id, the table the packet
+ * Endpoints: binding one to an interface and an id, the table the packet
  * handler finds it in, and what happens to it when its interface goes down or away.
  */
 #include <linux/if_arp.h>

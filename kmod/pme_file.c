@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_file.c - /dev/pme: one endpoint per open file; ioctl binds it, rings the
+ * /dev/pme: one endpoint per open file; ioctl binds it, rings the
  * doorbell and reads counters; mmap maps its rings; poll sleeps on them.
  */
 #include <linux/fs.h>

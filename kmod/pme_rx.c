@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_rx.c - the packet handler. Every frame of PME's EtherType that an interface
+ * The packet handler. Every frame of PME's EtherType that an interface
  * receives goes into the receive ring of the endpoint it is addressed to, or is
  * counted and dropped. Frames one endpoint sends to another on its own interface come
  * here too (pme_tx.c), since the wire never returns them.

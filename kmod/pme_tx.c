@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_tx.c - the doorbell: every frame the process queued in its send ring is copied
+ * The doorbell: every frame the process queued in its send ring is copied
  * out, checked, given the endpoint's true source and sent. A process can thus send
  * nothing but PME frames, and only from its own endpoint.
  */

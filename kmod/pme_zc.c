@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_zc.c - zero copy of rendezvous data.
+ * Zero copy of rendezvous data.
  *
  * Receive: the process arms a rendezvous (PME_IOC_ZC_ARM: its buffer, the sender, the
  * rndv_id its RDATA frames carry). The packet handler writes the payload of the next

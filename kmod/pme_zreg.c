@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_zreg.c - regions of a process's memory pinned for zero copy, and the cache that
+ * Regions of a process's memory pinned for zero copy, and the cache that
  * keeps them pinned between uses.
  *
  * A region is a run of whole pages pinned with pin_user_pages_fast(FOLL_LONGTERM),
@@ -162,7 +162,7 @@ static const struct mmu_interval_notifier_ops pme_zreg_mni_ops = {
 static int pme_zreg_pin_once(struct pme_ep *ep, struct pme_zreg *zr, struct page **pages)
 {
 	unsigned int gup = FOLL_LONGTERM | (zr->access & PME_KZC_RECV ? FOLL_WRITE : 0);
-	unsigned long done = 0, seq;
+	unsigned long done = 0, seq, n;
 	int rc = 0;
 
 	seq = mmu_interval_read_begin(&zr->mni);
@@ -171,9 +171,8 @@ static int pme_zreg_pin_once(struct pme_ep *ep, struct pme_zreg *zr, struct page
 			rc = -EINTR;
 			break;
 		}
-		rc = pin_user_pages_fast(zr->start + (done << PAGE_SHIFT),
-					 min_t(unsigned long, zr->npages - done, PME_ZREG_PIN_CHUNK),
-					 gup, pages + done);
+		n = min_t(unsigned long, zr->npages - done, PME_ZREG_PIN_CHUNK);
+		rc = pin_user_pages_fast(zr->start + (done << PAGE_SHIFT), n, gup, pages + done);
 		if (rc <= 0) {
 			rc = rc ?: -EFAULT;
 			break;

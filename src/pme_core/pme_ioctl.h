@@ -22,11 +22,11 @@
  *            sends every PME_KTX_SEND slot in order and hands it back (PME_KTX_FREE).
  *
  * Zero copy (ABI 3) adds two kinds of slot. A send slot marked PME_KTX_SEND_ZC holds
- * only the frame's headers; its payload is zc_len bytes of a registered region
- * (PME_IOC_ZC_REG), which the driver sends from the region's pinned pages. A receive
- * slot with PME_KZC_PLACED in zc_flags holds only the headers of a rendezvous frame
- * whose payload the packet handler wrote straight into a buffer the process armed
- * (PME_IOC_ZC_ARM): zc_len bytes at address zc_addr.
+ * only the frame's headers; its payload is zc_len bytes at address zc_addr inside the
+ * registered region zc_region (PME_IOC_ZC_REG), sent from the region's pinned pages.
+ * A receive slot with PME_KZC_PLACED in zc_flags holds only the headers of a
+ * rendezvous frame whose payload the packet handler wrote straight into a buffer the
+ * process armed (PME_IOC_ZC_ARM): zc_len bytes at address zc_addr.
  *
  * A status word is written last with release semantics and read with acquire
  * semantics on both sides. The driver trusts nothing in the mapped memory: it copies a
@@ -163,8 +163,8 @@ struct pme_kslot {
 	__u32 len;              /* bytes of the frame that follows (zero copy: its headers) */
 	__u32 zc_len;           /* zero copy: payload bytes placed, or to send */
 	__u32 zc_region;        /* send: the region the payload comes from */
-	__u64 zc_addr;          /* receive: where the payload was placed; send: its offset
-				 * from the region's address */
+	/* Zero copy: the payload's address, where it was placed or where it is sent from */
+	__u64 zc_addr;
 	__u32 zc_flags;         /* receive: PME_KZC_* */
 	__u32 pad;
 };
