@@ -14,12 +14,8 @@ kmod_need_root
 
 if [ -z "${PME_IN_VM:-}" ]; then
     kmod_build
-    prefix=${PME_MPICH_PREBUILT:-}
-    if [ -z "$prefix" ]; then
-        prefix=$("$srcdir/maint/build-mpich" -q) || { echo "FAIL: maint/build-mpich"; exit 1; }
-        prefix=${prefix##*prefix: }
-    fi
-    [ -x "$prefix/bin/mpicc" ] || { echo "FAIL: no mpicc in $prefix/bin"; exit 1; }
+    kmod_mpich
+    prefix=$KMOD_MPICH
     PME_MPICH_PREBUILT=$prefix "$srcdir/maint/mpich-tests" --impl pme --set ci \
         --groups pt2pt --build-only || { echo "FAIL: building MPICH's tests"; exit 1; }
     PME_MPICH_PREBUILT=$prefix PME_IN_VM=1 "$srcdir/maint/vm" --timeout 1500 --mem 1536 \

@@ -75,14 +75,7 @@ serve() {
     inns ${n}b "$PME_PERF" server -i ${n}vb --addr-file "$WORK/addr" --verify \
         >"$WORK/server.log" 2>&1 &
     SERVER=$!
-    for _ in $(seq 200); do
-        [ -s "$WORK/addr" ] && return 0
-        kill -0 $SERVER 2>/dev/null || break
-        sleep 0.05
-    done
-    cat "$WORK/server.log"
-    echo "FAIL: the server did not start"
-    exit 1
+    kmod_wait_server $SERVER
 }
 serve
 rx0=$(cnt zc_rx_frames) tx0=$(cnt zc_tx_frames)
@@ -103,7 +96,7 @@ echo "== killed in the middle of a zero-copy stream"
 for victim in client server; do
     serve
     rx0=$(cnt zc_rx_frames)
-    inns ${n}a "$PME_PERF" client -i ${n}va --peer "$(cat "$WORK/addr")" -t stream -s 1m \
+    inns ${n}a "$PME_PERF" client -i ${n}va --peer "$(cat "$WORK/addr")" -t stream -s 1m --verify \
         --seconds 60 >"$WORK/client.log" 2>&1 &
     client=$!
     for _ in $(seq 1200); do
