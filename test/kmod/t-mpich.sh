@@ -8,9 +8,18 @@
 #
 # MPICH with ch4:pme comes from PME_MPICH_PREBUILT, else maint/build-mpich; the tests are
 # compiled on the host (maint/mpich-tests --build-only), where it is fast.
+#
+# 22 MPI jobs under TCG take longer than run-tests.sh's 10 minutes per test on a busy
+# 2-core machine, so the test runs only when PME_KMOD_MPICH=1 asks for it (it is skipped
+# otherwise, and reported so); run it by hand as
+#   PME_KMOD_MPICH=1 srcdir=. builddir=build bash test/kmod/t-mpich.sh
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
+if [ "${PME_KMOD_MPICH:-0}" != 1 ] && [ -z "${PME_IN_VM:-}" ]; then
+    echo "skipped: 22 MPI jobs in a TCG guest outlast the test runner's limit; PME_KMOD_MPICH=1 runs them"
+    exit 77
+fi
 
 if [ -z "${PME_IN_VM:-}" ]; then
     kmod_build

@@ -56,7 +56,7 @@ check "kmod_tool zc-xfer passes all its checks (exit $rc)" [ "$rc" = 0 ]
 check "nothing stays pinned after it" settled
 
 echo "== a process killed while it holds pinned memory"
-coproc HOLD { inns ${n}a "$KMOD_TOOL" zc-hold ${n}va 4; }
+coproc HOLD { exec ip netns exec ${n}a "${user[@]}" "$KMOD_TOOL" zc-hold ${n}va 4; }
 hold_pid=$HOLD_PID
 read -r -t 60 line <&"${HOLD[0]}"
 check "it holds 4 MiB registered and 4 MiB armed ($line)" \
@@ -72,8 +72,9 @@ echo "== pme_perf: verified rendezvous without copies"
 export PME_DEVICE=kernel
 serve() {
     rm -f "$WORK/addr"
-    inns ${n}b "$PME_PERF" server -i ${n}vb --addr-file "$WORK/addr" --verify \
-        >"$WORK/server.log" 2>&1 &
+    # Not through inns: $! must be the program's own pid (each program execs the next).
+    ip netns exec ${n}b "${user[@]}" "$PME_PERF" server -i ${n}vb --addr-file "$WORK/addr" \
+        --verify >"$WORK/server.log" 2>&1 &
     SERVER=$!
     kmod_wait_server $SERVER
 }
@@ -96,8 +97,8 @@ echo "== killed in the middle of a zero-copy stream"
 for victim in client server; do
     serve
     rx0=$(cnt zc_rx_frames)
-    inns ${n}a "$PME_PERF" client -i ${n}va --peer "$(cat "$WORK/addr")" -t stream -s 1m --verify \
-        --seconds 60 >"$WORK/client.log" 2>&1 &
+    ip netns exec ${n}a "${user[@]}" "$PME_PERF" client -i ${n}va --peer "$(cat "$WORK/addr")" \
+        -t stream -s 1m --verify --seconds 60 >"$WORK/client.log" 2>&1 &
     client=$!
     for _ in $(seq 1200); do
         [ $(($(cnt zc_rx_frames) - rx0)) -gt 200 ] && break
