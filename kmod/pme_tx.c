@@ -93,7 +93,7 @@ void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb)
 	pme_count(ep, PME_KCNT_TX_BYTES, len);
 }
 
-/* A copy of the frame in slot (len bytes, checked by the caller), or NULL. */
+/* A copy of the frame in slot (len bytes, checked by the caller), or ERR_PTR(-ENOMEM). */
 static struct sk_buff *pme_tx_copy_skb(struct net_device *dev, const struct pme_kslot *slot,
 				       unsigned int len)
 {
