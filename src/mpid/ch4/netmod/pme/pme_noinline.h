@@ -46,11 +46,13 @@ int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int s
                            int timeout);
 int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
 
-/* misc.c */
-int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
+/* topo_hooks.c */
 int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm);
 int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm);
 int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm);
+
+/* misc.c */
+int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
 int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote);
 int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm);
 int MPIDI_PME_win_hook(MPIR_Win * win);
