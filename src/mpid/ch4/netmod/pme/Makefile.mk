@@ -31,6 +31,7 @@ mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
                     src/mpid/ch4/netmod/pme/topo_map.c \
                     src/mpid/ch4/netmod/pme/topo_hooks.c \
                     src/mpid/ch4/netmod/pme/topo_distgraph.c \
+                    src/mpid/ch4/netmod/pme/coll_axes.c \
                     src/mpid/ch4/netmod/pme/misc.c
 
 errnames_txt_files += src/mpid/ch4/netmod/pme/errnames.txt

@@ -93,6 +93,7 @@ typedef struct {
     /* where this node sits (pme_ep_topology), asked once the endpoint is open */
     struct pme_topology topo;
     int topo_asked;
+    unsigned long long axes_colls;      /* collectives run along the torus's axes */
 } MPIDI_PME_global_t;
 
 extern MPIDI_PME_global_t MPIDI_PME_global;
@@ -109,8 +110,8 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 
 /* Internal functions (entry points: pme_noinline.h). Each file calls only those of
  * the files listed before it, so that the netmod reads from the bottom up:
- * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, the topo_*.c,
- * progress.c. */
+ * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, the topo_*.c and
+ * coll_axes.c, progress.c. */
 
 /* err.c */
 int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,

@@ -46,6 +46,16 @@ int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int s
                            int timeout);
 int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
 
+/* coll_axes.c */
+int MPIDI_PME_mpi_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                        MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+int MPIDI_PME_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                         MPIR_Errflag_t * errflag);
+int MPIDI_PME_mpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
+                            MPIR_Errflag_t * errflag);
+
 /* topo_hooks.c */
 int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm);
 int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm);

@@ -2,7 +2,8 @@
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
- * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs; and as strings
+ * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs, pme_axes_colls
+ * (collectives along a torus's axes, coll_axes.c); and as strings
  * (class GENERIC, MPI_CHAR): the interface in use, pme_iface, and where the node sits
  * on a mesh, pme_topology and pme_coords.
  */
@@ -103,6 +104,12 @@ void MPIDI_PME_pvars_init(void)
                               MPIR_T_PVAR_FLAG_CONTINUOUS | MPIR_T_PVAR_FLAG_READONLY,
                               get_iface, NULL, "CH4_PME",
                               "The network interface PME sends and receives on");
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,
+                              "pme_axes_colls", &MPIDI_PME_global.axes_colls, 1,
+                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
+                              "CH4_PME", "Broadcasts and reductions PME ran along the axes "
+                              "of a torus");
     register_string("pme_topology", get_topology,
                     "The mesh this node is part of: torus:AxB[xC], ring:N or switch "
                     "(empty when PME's route file does not say)");
