@@ -2,9 +2,10 @@
 # t-axes.sh - broadcast, reduce and allreduce along a torus's axes give exact results:
 # pme_axes (every datatype class and operation the path takes, a non-commutative one it
 # leaves to MPICH, several roots, 0 bytes to a few MiB) on torus:2x2x2 with one rank per
-# node, where PME's MPI_T counter pme_axes_colls must show the path taken; with two
-# ranks per node (the path then serves MPICH's node leaders); with the path switched off
-# by its CVARs (the counter stays 0); and on a switch, where it must stay off.
+# node and the path taken for every size (its CVARs 0:-1), where PME's MPI_T counter
+# pme_axes_colls must show it taken; with the default ranges and two ranks per node (the
+# path then serves MPICH's node leaders); with the path switched off by its CVARs (the
+# counter stays 0); and on a switch, where it must stay off.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
@@ -30,10 +31,18 @@ axes() {
 
 pme_cluster_name axt; torus=$REPLY
 pme_cluster_up "$torus" --topology torus:2x2x2
-axes "$torus" some -n 8 -ppn 1
+# ranges RANGE: the mpiexec arguments that set the three CVARs to RANGE
+ranges() {
+    REPLY="-genv MPIR_CVAR_CH4_PME_AXES_BCAST $1 -genv MPIR_CVAR_CH4_PME_AXES_REDUCE $1"
+    REPLY+=" -genv MPIR_CVAR_CH4_PME_AXES_ALLREDUCE $1"
+}
+ranges 0:-1
+# shellcheck disable=SC2086 # the arguments split on purpose
+axes "$torus" some $REPLY -n 8 -ppn 1
 axes "$torus" some -n 16 -ppn 2
-axes "$torus" none -genv MPIR_CVAR_CH4_PME_AXES_BCAST off -genv MPIR_CVAR_CH4_PME_AXES_REDUCE off \
-    -genv MPIR_CVAR_CH4_PME_AXES_ALLREDUCE off -n 8 -ppn 1
+ranges off
+# shellcheck disable=SC2086
+axes "$torus" none $REPLY -n 8 -ppn 1
 "$pme_vc" down --name "$torus" >/dev/null
 
 pme_cluster_name axs; sw=$REPLY

@@ -27,7 +27,7 @@ cvars:
     - name        : MPIR_CVAR_CH4_PME_AXES_BCAST
       category    : CH4_PME
       type        : string
-      default     : "0:-1"
+      default     : "16384:4194304"
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -35,11 +35,13 @@ cvars:
         Message sizes in bytes, MIN:MAX (MAX -1: no limit; "off": never), for which
         MPI_Bcast on a communicator with one rank on every node of a torus sends along
         the torus's axes, neighbour to neighbour, instead of by MPICH's algorithms.
+        The default is where maint/axes-bench measured the axes faster on
+        torus:2x2x2 (doc/mpi.md).
 
     - name        : MPIR_CVAR_CH4_PME_AXES_REDUCE
       category    : CH4_PME
       type        : string
-      default     : "0:-1"
+      default     : "64:262144"
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -50,7 +52,7 @@ cvars:
     - name        : MPIR_CVAR_CH4_PME_AXES_ALLREDUCE
       category    : CH4_PME
       type        : string
-      default     : "0:-1"
+      default     : "16:262144"
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
