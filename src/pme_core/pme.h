@@ -108,9 +108,9 @@ enum pme_auth {
 
 /* Whether the ring device's frames skip the interface's queueing discipline. */
 enum pme_bypass {
-    PME_BYPASS_OFF = 0,
+    PME_BYPASS_OFF = 0,     /* the default */
     PME_BYPASS_ON = 1,      /* whatever the interface's egress holds */
-    PME_BYPASS_AUTO = 2,    /* when it holds only the kernel's default queues (default) */
+    PME_BYPASS_AUTO = 2,    /* when it holds only the kernel's default queues */
 };
 
 /* A new job secret from the kernel's random source; 0 on success. */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Messages of every size class cross a veth pair between two network namespaces intact
 # and in order, through each raw-frame device (ring, the default, and pcap; the ring
-# device both through its TX ring past the queueing discipline, its default on a veth,
-# and with PME_TX_RING=0 through sendmmsg): without loss, and with 5% of frames dropped
+# device both through its TX ring past the queueing discipline, PME_QDISC_BYPASS=auto on
+# a veth, and with PME_TX_RING=0 through sendmmsg): without loss, and with 5% of frames dropped
 # at random by nftables on the receiving interface.
 # Two endpoints on the same interface (processes of one node, as MPI_Comm_spawn's
 # children and their parent) reach each other too: their frames never arrive from the
@@ -17,7 +17,7 @@ pair pmetv$$ 9000
 # few frames, of many frames
 sizes=0,1,8,100,1000,8000,8950,9000,20000,32768,40000,100000,1m
 run_device() { # device [PME_TX_RING]
-    export PME_DEVICE=$1 PME_TX_RING=${2:-4m}
+    export PME_DEVICE=$1 PME_TX_RING=${2:-4m} PME_QDISC_BYPASS=auto
     echo "== $PME_DEVICE (PME_TX_RING=$PME_TX_RING): no loss"
     start_server pmetv$$b pmetv$$vb --verify
     out=$(ip netns exec pmetv$$a "$PME_PERF" client -i pmetv$$va --peer "$SERVER_ADDR" --verify \
