@@ -46,6 +46,10 @@ void pme_config_init(struct pme_config *cfg)
     cfg->ring_bytes = 16u << 20;
     /* Below this, pinning (or finding pinned) and arming cost more than the copy saves. */
     cfg->zc_min_bytes = 64u << 10;
+    /* About 450 frames of 9000 bytes: several peers' windows. */
+    cfg->tx_ring_bytes = 4u << 20;
+    /* Off until it measures faster: see doc/benchmarks.md, the TX ring. */
+    cfg->qdisc_bypass = PME_BYPASS_OFF;
     cfg->counters_shm = 1;
     cfg->helper = 0;
     cfg->helper_us = 10000;
@@ -243,6 +247,11 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
     NUM("PME_ZC_MIN", zc_min_bytes, 1ull << 40, 1, "a size such as 64k, or 0 for never")
+    NUM("PME_TX_RING", tx_ring_bytes, 1ull << 30, 1, "a size such as 4m, or 0")
+    static const struct choice bypass[] = {{"auto", PME_BYPASS_AUTO}, {"1", PME_BYPASS_ON},
+                                           {"0", PME_BYPASS_OFF}, {NULL, 0}};
+    if ((v = getenv("PME_QDISC_BYPASS")) && *v && parse_choice(v, bypass, &cfg->qdisc_bypass))
+        return bad(err, errlen, "PME_QDISC_BYPASS", v, "auto, 1 or 0");
     if ((v = getenv("PME_COUNTERS")) && *v) {
         if (parse_bool(v, &b))
             return bad(err, errlen, "PME_COUNTERS", v, "1 or 0");

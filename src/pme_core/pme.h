@@ -106,6 +106,13 @@ enum pme_auth {
 
 #define PME_SECRET_BYTES 16
 
+/* Whether the ring device's frames skip the interface's queueing discipline. */
+enum pme_bypass {
+    PME_BYPASS_OFF = 0,     /* the default */
+    PME_BYPASS_ON = 1,      /* whatever the interface's egress holds */
+    PME_BYPASS_AUTO = 2,    /* when it holds only the kernel's default queues */
+};
+
 /* A new job secret from the kernel's random source; 0 on success. */
 int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES]);
 
@@ -143,6 +150,8 @@ struct pme_config {
     size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */
     size_t zc_min_bytes;        /* smallest rendezvous moved without copies where the
                                  * device can (kernel), 0: never         PME_ZC_MIN */
+    size_t tx_ring_bytes;       /* kernel send ring (ring; 0: sendmmsg) PME_TX_RING */
+    int qdisc_bypass;           /* enum pme_bypass                      PME_QDISC_BYPASS */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
     int helper;                 /* a thread answers while the caller is away PME_HELPER */
     unsigned helper_us;         /* how long away before it does         PME_HELPER_US */

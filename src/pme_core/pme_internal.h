@@ -260,6 +260,7 @@ struct pme_ep {
     uint64_t load_sampled_ns;
     uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;
+    uint64_t devs_rechecked_ns;  /* progress.c: when the devices last looked again */
     bool oversubscribed;
     /* layer 6: the liveness helper (helper.c), and the lock every public entry takes
      * while a helper exists (eplock.h) */

@@ -35,7 +35,7 @@ int pme_wire_keys_init(struct pme_wire_keys *k, int auth, const uint8_t *secret,
                  secret_len);
         return -1;
     }
-    pme_gmac_init(&k->gmac, secret, 0);
+    pme_gmac_init(&k->gmac, secret, PME_GMAC_BEST);
     /* The public job id is a PRF of the secret: it tells jobs apart cheaply (in the
      * kernel too) and reveals nothing of the key. */
     static const uint8_t label[16] = "PME job id v2";
