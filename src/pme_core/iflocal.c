@@ -2,11 +2,17 @@
  * iflocal.c - which cores a NIC is near, as hwloc sees the machine: the NIC's PCI
  * device hangs below a package or NUMA node, and the cores of that object are near it
  * (its DMA and interrupts cross no inter-socket link to reach them). A virtual
- * interface (veth, a bridge) has no PCI device: hwloc knows nothing of it.
+ * interface (veth, a bridge) has no PCI device: hwloc knows nothing of it, and says
+ * "unknown".
  */
 #include <hwloc.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "iflist.h"
 
@@ -23,13 +29,37 @@ static int load(hwloc_topology_t *t)
     return 0;
 }
 
+/* The interface's MAC as the kernel of this network namespace has it, "aa:bb:..". */
+static bool iface_mac(const char *ifname, char *out, size_t len)
+{
+    struct ifreq ifr;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    bool ok = fd >= 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0;
+    if (fd >= 0)
+        close(fd);
+    const unsigned char *m = (const unsigned char *)ifr.ifr_hwaddr.sa_data;
+    snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+    return ok;
+}
+
+/* hwloc reads /sys/class/net, which shows the network namespace sysfs was mounted in:
+ * in another one (a virtual cluster's node) a name may be another device's. The NIC is
+ * ours only when its address is the interface's too. */
 static hwloc_obj_t find_nic(hwloc_topology_t t, const char *ifname)
 {
+    char mac[24];
+    if (!iface_mac(ifname, mac, sizeof(mac)))
+        return NULL;
     hwloc_obj_t os = NULL;
-    while ((os = hwloc_get_next_osdev(t, os)))
-        if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && os->name &&
-            !strcmp(os->name, ifname))
-            return os;
+    while ((os = hwloc_get_next_osdev(t, os))) {
+        if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK || !os->name ||
+            strcmp(os->name, ifname))
+            continue;
+        const char *addr = hwloc_obj_get_info_by_name(os, "Address");
+        return addr && !strcasecmp(addr, mac) ? os : NULL;
+    }
     return NULL;
 }
 
