@@ -63,6 +63,24 @@ static uint8_t pattern(uint64_t i, uint32_t seq)
     return (uint8_t)((i * 131u) ^ (i >> 9) ^ seq);
 }
 
+/* A message that arrived while we waited for our sends to complete (with rails, the
+ * peer's next offer may overtake the acknowledgement of our last fragment). */
+static struct pme_event pending;
+static int have_pending;
+
+/* Accept an offer into rbuf; the copy of its header rides to its RECV_DONE. */
+static void take_offer(const struct pme_event *ev)
+{
+    struct msg_hdr *h = malloc(sizeof(*h));
+    if (!h || ev->total > max_size)
+        die("offer larger than the largest size", PME_ERR_INVAL);
+    memcpy(h, ev->hdr, sizeof(*h));
+    struct iovec iov = {rbuf, ev->total};
+    int rc = pme_rndv_accept(ep, ev->rndv, &iov, 1, h);
+    if (rc)
+        die("accept", rc);
+}
+
 /* Receive one whole message (eager or rendezvous); returns its header. Offers are
  * accepted into rbuf as they come (several may be in flight when streaming); each
  * carries a copy of its header to its RECV_DONE. */
@@ -70,8 +88,13 @@ static struct msg_hdr recv_msg(size_t *len)
 {
     struct pme_event ev;
     for (;;) {
-        while (!pme_next_event(ep, &ev))
-            pme_wait(ep, -1);
+        if (have_pending) {
+            ev = pending;
+            have_pending = 0;
+        } else {
+            while (!pme_next_event(ep, &ev))
+                pme_wait(ep, -1);
+        }
         if (ev.type == PME_EV_PEER_FAILED)
             die("peer failed", ev.status);
         if (ev.type == PME_EV_SEND_DONE) {
@@ -91,14 +114,7 @@ static struct msg_hdr recv_msg(size_t *len)
             return h;
         }
         if (ev.type == PME_EV_RTS) {
-            struct msg_hdr *h = malloc(sizeof(*h));
-            if (!h || ev.total > max_size)
-                die("offer larger than the largest size", PME_ERR_INVAL);
-            memcpy(h, ev.hdr, sizeof(*h));
-            struct iovec iov = {rbuf, ev.total};
-            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, h);
-            if (rc)
-                die("accept", rc);
+            take_offer(&ev);
             continue;
         }
         if (ev.type == PME_EV_RECV_DONE) {
@@ -151,6 +167,11 @@ static void reap_sends(int keep, struct msg_hdr *got, int *have_got)
             memcpy(got, ev.hdr, sizeof(*got));
             *have_got = 1;
             pme_event_release(ep, &ev);
+        } else if (ev.type == PME_EV_RTS) {
+            take_offer(&ev);
+        } else if ((ev.type == PME_EV_MSG || ev.type == PME_EV_RECV_DONE) && !have_pending) {
+            pending = ev; /* for recv_msg: it holds the receive buffer until then */
+            have_pending = 1;
         } else {
             die("unexpected event while sending", PME_ERR_INVAL);
         }
