@@ -129,7 +129,7 @@ void pme_iflist_join(char names[][PME_IFNAME_LEN], unsigned n, char *buf, size_t
 
 /* Interfaces that carry a default route (IPv4 or IPv6), from this namespace's tables
  * (/proc/net follows the reader's network namespace). */
-static bool has_default_route(const char *name)
+bool pme_iface_has_default_route(const char *name)
 {
     char line[512], ifn[IF_NAMESIZE + 1], dst[40];
     unsigned long dest;
@@ -180,7 +180,7 @@ int pme_iflist_default(char names[][PME_IFNAME_LEN])
         for (size_t i = 0; i < k && n < PME_MAX_DEVS; i++) {
             const char *name = e[i].if_name;
             if (strlen(name) < PME_IFNAME_LEN && is_data_iface(fd, name) &&
-                !has_default_route(name))
+                !pme_iface_has_default_route(name))
                 add(names, &n, name, err, sizeof(err));
         }
     }

@@ -31,4 +31,8 @@ int pme_iflist_default(char names[][PME_IFNAME_LEN]);
  * the calling thread's cores, or -1 when none is, or all are (no preference). */
 int pme_iflist_locality(char names[][PME_IFNAME_LEN], unsigned n, char (*cpus)[32]);
 
+/* Whether a default route (IPv4 or IPv6) of this network namespace leaves by the
+ * interface. */
+bool pme_iface_has_default_route(const char *name);
+
 #endif
