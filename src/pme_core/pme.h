@@ -283,6 +283,29 @@ uint64_t pme_ep_now_ns(pme_ep_t *ep);
  * max_sleep_us so that the other sources are still polled often. */
 void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
 
+/* Where nodes sit: the "topology" and "coords" lines of this node's route file
+ * (pme_route.h), which pme_route writes on a ring or torus. MPI places ranks by them
+ * and runs collectives along a torus's axes. */
+#define PME_TOPO_MAX_DIMS 3
+enum pme_topo_kind {
+    PME_TOPO_UNKNOWN = 0,   /* no route file, or it does not say where this node sits */
+    PME_TOPO_SWITCH = 1,    /* every node is one link away */
+    PME_TOPO_TORUS = 2,     /* a torus of ndims dimensions (a ring has one) */
+};
+struct pme_topology {
+    int kind;                       /* enum pme_topo_kind */
+    int ndims;                      /* torus: 1 to PME_TOPO_MAX_DIMS, else 0 */
+    int dims[PME_TOPO_MAX_DIMS];    /* torus: its size in each dimension */
+    int coords[PME_TOPO_MAX_DIMS];  /* torus: where this node sits */
+    uint32_t node;                  /* this node's id */
+};
+void pme_ep_topology(pme_ep_t *ep, struct pme_topology *t);
+/* Where peer's node sits: its coordinates (on a torus, else -1 each) and *hops, the
+ * links from this node to it (0: this node; the route's length). PME_OK,
+ * PME_ERR_INVAL for an unknown peer, PME_ERR_UNREACHABLE when the route file does not
+ * say (no file, no route to the node, or a torus without its coordinates). */
+int pme_peer_place(pme_ep_t *ep, pme_peer_t peer, int coords[PME_TOPO_MAX_DIMS], int *hops);
+
 /* Counters. Every field only grows. */
 struct pme_counters {
     uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, tx_errors;
