@@ -34,6 +34,7 @@ void pme_config_init(struct pme_config *cfg)
     cfg->rto_us = 1000;
     cfg->peer_timeout_ms = 60000;
     cfg->link_down_ms = 2000;
+    cfg->rail_timeout_ms = 3000;
     cfg->wait_mode = PME_WAIT_AUTO;
     /* Polling costs nothing while the process has a core of its own, and a sleeper costs
      * its peers a wake-up per exchange (measured: an all-to-all bound sort kernel took 2x
@@ -238,6 +239,9 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
     NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")
+    NUM("PME_RAIL_TIMEOUT_MS", rail_timeout_ms, 86400000, 0, "milliseconds")
+    if (!cfg->rail_timeout_ms)
+        return bad(err, errlen, "PME_RAIL_TIMEOUT_MS", "0", "milliseconds, at least 1");
     static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},
                                           {"block", PME_WAIT_BLOCK}, {NULL, 0}};
     if ((v = getenv("PME_WAIT")) && *v && parse_choice(v, waits, &cfg->wait_mode))

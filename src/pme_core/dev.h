@@ -100,8 +100,9 @@ struct pme_dev {
     const struct pme_dev_placed *placed;
 };
 
-/* The loop device's test hook: cut it from its wire. */
+/* The loop device's test hook: cut it from its wire (its link reads as down). */
 void pme_dev_loop_cut(struct pme_dev *dev);
+int pme_dev_loop_is_cut(const struct pme_dev *dev);
 
 extern const struct pme_dev_ops pme_dev_ring_ops;
 extern const struct pme_dev_ops pme_dev_pcap_ops;

@@ -284,7 +284,7 @@ int pme_flush_do(struct pme_ep *ep, int timeout_ms)
         bool busy = false;
         for (uint32_t i = 0; i < ep->npeers && !busy; i++) {
             struct pme_peer *p = pme_peer_get(ep, i);
-            busy = p->tx_state != TX_FAILED && p->q_head;
+            busy = p->tx_state != TX_FAILED && pme_peer_has_queued(p);
         }
         if (!busy && ep->sendreqs.used == 0)
             return PME_OK;
