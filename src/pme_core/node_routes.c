@@ -187,7 +187,10 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
         pme_routes_free(r);
         return -1;
     }
-    qsort(r->v, r->n, sizeof(*r->v), by_node);
+    /* qsort wants an array even for nothing to sort, and a file without routes or
+     * coordinates has none. */
+    if (r->n > 1)
+        qsort(r->v, r->n, sizeof(*r->v), by_node);
     for (size_t i = 1; i < r->n; i++) {
         if (r->v[i].node == r->v[i - 1].node) {
             snprintf(err, errlen, "route file %s has two routes to node %u (reinstall the "
@@ -196,7 +199,8 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
             return -1;
         }
     }
-    qsort(r->coords, r->ncoords, sizeof(*r->coords), coords_by_node);
+    if (r->ncoords > 1)
+        qsort(r->coords, r->ncoords, sizeof(*r->coords), coords_by_node);
     for (size_t i = 1; i < r->ncoords; i++) {
         if (r->coords[i].node == r->coords[i - 1].node) {
             snprintf(err, errlen, "route file %s gives node %u's coordinates twice (reinstall "
