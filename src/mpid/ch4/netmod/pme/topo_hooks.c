@@ -115,6 +115,22 @@ static int places_cart(const MPIR_Comm * comm, int ndims, const int dims[])
     return ndims >= 1 && n <= comm->local_size && places(comm, (int) n);
 }
 
+/* The communicator a reordered topology is built on: comm, or, when PME moved this
+ * process to another vertex of the edges e, comm split in vertex order (*split, NULL for
+ * a process that takes no vertex); MPICH must then not reorder again. */
+static int placed_base(const MPIR_Comm * comm, int n, const MPIDI_PME_edge_t * e, int nedges,
+                       MPIR_Comm ** base, MPIR_Comm ** split, int *reorder)
+{
+    int mpi_errno, vertex = comm->rank, moved = 0;
+    mpi_errno = take_vertex(comm, n, e, nedges, 1, &vertex, &moved);
+    if (mpi_errno || !moved)
+        return mpi_errno;
+    mpi_errno = split_by_vertex(comm, vertex, split);
+    *base = *split;
+    *reorder = 0;
+    return mpi_errno;
+}
+
 static int cart_map(const MPIR_Comm * comm, int ndims, const int dims[], const int periods[],
                     int *newrank)
 {
@@ -133,35 +149,27 @@ static int cart_map(const MPIR_Comm * comm, int ndims, const int dims[], const i
 static int cart_create(const MPIR_Comm * comm, int ndims, const int dims[], const int periods[],
                        int reorder, MPI_Comm * comm_cart)
 {
-    int mpi_errno = MPI_SUCCESS, n, nedges, vertex = comm->rank, moved = 0;
+    int mpi_errno = MPI_SUCCESS, n, nedges;
     MPIR_Comm *base = (MPIR_Comm *) comm, *split = NULL, *cart = NULL;
     MPIDI_PME_edge_t *e = NULL;
+    *comm_cart = MPI_COMM_NULL;
     if (reorder && places_cart(comm, ndims, dims)) {
         MPIR_ERR_CHKANDJUMP(cart_edges(ndims, dims, periods, &n, &e, &nedges), mpi_errno,
                             MPI_ERR_OTHER, "**nomem");
-        mpi_errno = take_vertex(comm, n, e, nedges, 1, &vertex, &moved);
+        mpi_errno = placed_base(comm, n, e, nedges, &base, &split, &reorder);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (moved) {
-        mpi_errno = split_by_vertex(comm, vertex, &split);
-        MPIR_ERR_CHECK(mpi_errno);
-        base = split;
-        reorder = 0;
-    }
-    *comm_cart = MPI_COMM_NULL;
     if (base) {
         mpi_errno = MPIR_Cart_create_impl(base, ndims, dims, periods, reorder, &cart);
         MPIR_ERR_CHECK(mpi_errno);
     }
     if (cart)
         MPIR_OBJ_PUBLISH_HANDLE(*comm_cart, cart->handle);
-  fn_exit:
+  fn_fail:
     if (split)
         MPIR_Comm_release(split);
     MPL_free(e);
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 static int graph_map(const MPIR_Comm * comm, int nnodes, const int indx[], const int edges[],
@@ -182,35 +190,27 @@ static int graph_map(const MPIR_Comm * comm, int nnodes, const int indx[], const
 static int graph_create(const MPIR_Comm * comm, int nnodes, const int indx[],
                         const int edges[], int reorder, MPI_Comm * comm_graph)
 {
-    int mpi_errno = MPI_SUCCESS, nedges, vertex = comm->rank, moved = 0;
+    int mpi_errno = MPI_SUCCESS, nedges;
     MPIR_Comm *base = (MPIR_Comm *) comm, *split = NULL, *graph = NULL;
     MPIDI_PME_edge_t *e = NULL;
+    *comm_graph = MPI_COMM_NULL;
     if (reorder && places(comm, nnodes)) {
         MPIR_ERR_CHKANDJUMP(graph_edges(nnodes, indx, edges, &e, &nedges), mpi_errno,
                             MPI_ERR_OTHER, "**nomem");
-        mpi_errno = take_vertex(comm, nnodes, e, nedges, 1, &vertex, &moved);
+        mpi_errno = placed_base(comm, nnodes, e, nedges, &base, &split, &reorder);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (moved) {
-        mpi_errno = split_by_vertex(comm, vertex, &split);
-        MPIR_ERR_CHECK(mpi_errno);
-        base = split;
-        reorder = 0;
-    }
-    *comm_graph = MPI_COMM_NULL;
     if (base) {
         mpi_errno = MPIR_Graph_create_impl(base, nnodes, indx, edges, reorder, &graph);
         MPIR_ERR_CHECK(mpi_errno);
     }
     if (graph)
         MPIR_OBJ_PUBLISH_HANDLE(*comm_graph, graph->handle);
-  fn_exit:
+  fn_fail:
     if (split)
         MPIR_Comm_release(split);
     MPL_free(e);
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 static MPII_Topo_ops topo_ops = {
