@@ -8,6 +8,8 @@
 # 4 MiB between ranks 0 and 15 (nodes (0,0) and (3,3), two links apart); and when node
 # 0's first link on the way to node 15 goes down during a ping-pong, the job fails
 # within seconds with an MPI error naming both nodes and the interface.
+# pme-test-timeout: 1200 (run-tests.sh reads this line: 280 s on an idle machine, 535 s
+# at a load of 4 to 7, close to the default 600)
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
