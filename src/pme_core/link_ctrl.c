@@ -84,6 +84,7 @@ void pme_link_hello(struct pme_ep *ep, pme_peer_t idx)
         .first_seq = htonl(p->snd_una),
         .max_frame = htons((uint16_t)ep->mtu),
         .nrails = 1,
+        .features = htonl(PME_FEAT_RMA),
     };
     p->hello_tries++;
     pme_link_ctrl(ep, idx, PME_T_HELLO, &h, sizeof(h));

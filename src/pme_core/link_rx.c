@@ -155,6 +155,7 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
         ep->ctr->drop_bad_header++;
         return;
     }
+    p->features = ntohl(h->features);
     if (r->wh->type == PME_T_HELLO) {
         if (!rx_open(ep, r, h))
             return;
@@ -162,6 +163,7 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
             .echo = r->wh->incarnation,
             .max_frame = htons((uint16_t)ep->mtu),
             .nrails = 1,
+            .features = htonl(PME_FEAT_RMA),
         };
         pme_link_ctrl(ep, r->idx, PME_T_HELLO_ACK, &a, sizeof(a));
         /* Open our direction too: answers (CTS, replies) need not wait a round trip. */

@@ -8,7 +8,7 @@
  *   6 progress.c wait.c helper.c      progress passes, waiting, the liveness helper
  *   5 ep.c config.c counters.c        the endpoint and the public API (pme.h)
  *   4 msg.c eager.c rndv.c pool.c     messages: eager, rendezvous, the receive pool,
- *     events.c                        events handed to the caller
+ *     events.c rma_*.c                events handed to the caller; one-sided requests
  *   3 peers.c link_tx.c link_rx.c     peers and their reliable channel: Go-Back-N,
  *     link_ctrl.c timers.c            control frames, credit, timers, liveness
  *   2 dev*.c                          devices: ring, pcap, loop, kernel
@@ -108,6 +108,31 @@ struct pme_rndv {
     struct iovec *iov;
 };
 
+/* One-sided communication (rma_*.c). A window this endpoint exposes, with its lock. */
+struct pme_rlock_wait;
+struct pme_rwin {
+    uint8_t *base;
+    uint64_t size;
+    uint32_t key;           /* its slot handle in ep->rwins */
+    bool withdrawn;         /* being withdrawn: requests find no window */
+    uint32_t readers;       /* answers streaming from it, not yet acknowledged */
+    uint32_t shared;        /* holders of its lock, shared */
+    bool exclusive;         /* ... or one holder, exclusive */
+    pme_peer_t *holders;    /* who holds it (PME_PEER_SELF: we do) */
+    uint32_t nholders, holders_cap;
+    struct pme_rlock_wait *wait_head, *wait_tail; /* lock requests in order of arrival */
+};
+
+/* An origin's request that waits for its answer (GET, FETCH, CAS, LOCK, or an operation
+ * that takes the lock): where the answer goes. */
+struct pme_rreq {
+    pme_peer_t peer;
+    uint8_t op;             /* PME_RMA_* of the request */
+    uint32_t id;            /* slot handle in ep->rreqs, the request's req_id */
+    uint8_t *dst;           /* GET, FETCH, CAS: where the answer's bytes land */
+    uint64_t len, received;
+};
+
 /* ---- layer 3 (the link) owns these ---- */
 
 /* One sequenced item of a peer's send queue. Frame i of an item is rebuilt from the
@@ -175,6 +200,7 @@ struct pme_peer {
     uint64_t last_rx_ns;    /* when the last valid frame from it arrived */
     uint64_t owed_since_ns; /* when it began to owe us an answer (0: owes nothing) */
     uint32_t hello_tries;
+    uint32_t features;      /* PME_FEAT_* of its HELLO or HELLO_ACK */
     /* receive direction */
     uint32_t peer_incarnation; /* its incarnation, once its HELLO or HELLO_ACK came */
     bool known;             /* peer_incarnation is valid */
@@ -189,6 +215,11 @@ struct pme_peer {
     /* written by layer 4 (messages), read by the timers */
     uint32_t rndv_out;      /* our rendezvous sends to it not yet complete */
     uint32_t rndv_in;       /* its rendezvous sends we accepted, not yet landed */
+    uint32_t rma_pending;   /* our one-sided operations to it not complete */
+    int rma_status;         /* the first of them that failed since the caller asked */
+    uint32_t rma_answers;   /* our answers to its requests, not yet acknowledged */
+    bool rma_skip;          /* the first frame of its current request was refused: so are
+                             * the others */
     struct pme_rxbuf *asm_buf; /* the eager message being assembled from it */
     uint32_t asm_off;
     struct pme_peer_counters *ctr;
@@ -254,6 +285,10 @@ struct pme_ep {
     struct pme_slots sendreqs, rndvs;
     struct pme_cache cache;     /* eager send copies and receive buffers */
     size_t rx_used, rx_reserved, tx_used;
+    /* layer 4: one-sided communication */
+    struct pme_slots rwins;     /* windows we expose, by key */
+    struct pme_slots rreqs;     /* our requests waiting for their answer */
+    uint32_t rma_self_pending;  /* our own lock requests on our windows, not granted */
 
     /* layer 6: adaptive waiting */
     unsigned ncores;
@@ -265,6 +300,7 @@ struct pme_ep {
      * while a helper exists (eplock.h) */
     struct pme_helper *helper;
     int api_lock;           /* 1 while the caller or the helper is inside */
+    int helper_held;        /* the caller touches exposed memory: the helper stays out */
     uint64_t api_exits;     /* how often the caller left the API (the helper compares) */
 
     /* counters (every layer increments; counters.c publishes) */

@@ -1,0 +1,239 @@
+/*
+ * rma_origin.c - the origin of one-sided communication: requests go out as queue items
+ * of the peer's link, in order with everything else sent to it; each is counted in the
+ * peer's rma_pending until it is complete. Puts, accumulates and unlocks are complete
+ * when the link acknowledges their last frame (the target acknowledges only what it has
+ * acted on); gets, fetching accumulates, compare-and-swaps, locks and the operations
+ * that take a lock wait for their answer, which names them by req_id.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rma.h"
+#include "rma_acc.h"
+
+static void note_failure(struct pme_peer *p, int status)
+{
+    if (status != PME_OK && p->rma_status == PME_OK)
+        p->rma_status = status;
+}
+
+static void one_done(struct pme_peer *p, int status)
+{
+    if (p->rma_pending)
+        p->rma_pending--;
+    note_failure(p, status);
+}
+
+static int status_of_nak(uint32_t why)
+{
+    switch (why) {
+    case PME_RMA_E_NOWIN: return PME_ERR_NOWIN;
+    case PME_RMA_E_RANGE: return PME_ERR_RANGE;
+    default: return PME_ERR_INVAL;
+    }
+}
+
+static void complete(struct pme_ep *ep, struct pme_rreq *q, int status)
+{
+    one_done(pme_peer_get(ep, q->peer), status);
+    pme_slots_del(&ep->rreqs, q->id);
+    free(q);
+}
+
+/* Requests answered with bytes (DATA), not DONE. */
+static bool answers_with_data(unsigned op)
+{
+    return op == PME_RMA_GET || op == PME_RMA_FETCH || op == PME_RMA_CAS;
+}
+
+int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *r,
+                  const struct iovec *iov, int iovcnt, uint8_t *dst)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p)
+        return PME_ERR_INVAL;
+    if (p->tx_state == TX_FAILED)
+        return p->fail_status ? p->fail_status : PME_ERR_PEER_DEAD;
+    if (p->tx_state == TX_OPEN && !(p->features & PME_FEAT_RMA))
+        return PME_ERR_NOTSUP;
+    /* Requests that take the lock (they may wait at the target) and fetching ones go in
+     * one frame. */
+    bool one_frame = r->op == PME_RMA_FETCH || r->op == PME_RMA_CAS ||
+                     (r->flags & (PME_RMA_F_SHARED | PME_RMA_F_EXCL));
+    if (one_frame && pme_iov_total(iov, iovcnt) > pme_rma_room(ep, idx))
+        return PME_ERR_INVAL;
+    struct pme_wire_rma t = *r;
+    struct pme_rreq *q = NULL;
+    if (pme_rma_answered(r)) {
+        q = calloc(1, sizeof(*q));
+        q->id = q ? pme_slots_put(&ep->rreqs, q) : 0;
+        if (!q || !q->id) {
+            free(q);
+            return PME_ERR_NOMEM;
+        }
+        q->peer = idx;
+        q->op = r->op;
+        q->dst = dst;
+        q->len = answers_with_data(r->op) ? be64toh(r->len) : 0;
+        t.req_id = htonl(q->id);
+    }
+    struct pme_txmsg *m = pme_rma_item(ep, &t, iov, iovcnt, 0);
+    if (!m) {
+        if (q) {
+            pme_slots_del(&ep->rreqs, q->id);
+            free(q);
+        }
+        return PME_ERR_NOMEM;
+    }
+    m->send_id = q ? 0 : PME_RMA_ITEM_COUNTS;
+    p->rma_pending++;
+    ep->now = pme_now_ns();
+    pme_link_enqueue(ep, idx, m);
+    pme_link_pump(ep, idx);
+    return PME_OK;
+}
+
+int pme_rma_on_answer(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len)
+{
+    struct pme_wire_rma a;
+    if (len < sizeof(a)) {
+        ep->ctr->drop_bad_header++;
+        return 0;
+    }
+    memcpy(&a, sub, sizeof(a));
+    const uint8_t *payload = sub + sizeof(a);
+    size_t plen = len - sizeof(a);
+    uint32_t id = ntohl(a.req_id);
+    if (a.op == PME_RMA_NAK && !id) {
+        /* A request that is complete on acknowledgement was refused: its peer's next
+         * look at the errors says so. */
+        note_failure(pme_peer_get(ep, idx), status_of_nak(ntohl(a.status)));
+        return 0;
+    }
+    struct pme_rreq *q = pme_slots_get(&ep->rreqs, id);
+    if (!q || q->peer != idx) {
+        ep->ctr->drop_bad_header++;
+        return 0;
+    }
+    uint64_t off = be64toh(a.offset);
+    switch (a.op) {
+    case PME_RMA_DATA:
+        if (!answers_with_data(q->op) || off != q->received || plen > q->len - off) {
+            ep->ctr->drop_bad_header++;
+            return 0;
+        }
+        if (plen)
+            memcpy(q->dst + off, payload, plen);
+        q->received += plen;
+        if (q->received == q->len)
+            complete(ep, q, PME_OK);
+        return 0;
+    case PME_RMA_DONE:
+        if (answers_with_data(q->op)) {
+            ep->ctr->drop_bad_header++;
+            return 0;
+        }
+        complete(ep, q, PME_OK);
+        return 0;
+    case PME_RMA_NAK:
+        complete(ep, q, status_of_nak(ntohl(a.status)));
+        return 0;
+    default:
+        ep->ctr->drop_bad_header++;
+        return 0;
+    }
+}
+
+void pme_rma_item_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (m->send_id & PME_RMA_ITEM_COUNTS)
+        one_done(p, status);
+    if ((m->send_id & PME_RMA_ITEM_ANSWER) && p->rma_answers)
+        p->rma_answers--;
+    if (m->send_id & PME_RMA_ITEM_READS) {
+        struct pme_rwin *w = m->owner;
+        w->readers--;
+    }
+}
+
+struct fail_ctx {
+    struct pme_ep *ep;
+    pme_peer_t idx;
+    int status;
+};
+
+static void fail_request(void *ptr, void *arg)
+{
+    struct fail_ctx *c = arg;
+    struct pme_rreq *q = ptr;
+    if (q->peer == c->idx)
+        complete(c->ep, q, c->status);
+}
+
+/* The peer failed: its requests waiting for answers end with status (those complete on
+ * acknowledgement end when the link purges their items). */
+void pme_rma_origin_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    struct fail_ctx c = {ep, idx, status};
+    pme_slots_each(&ep->rreqs, fail_request, &c);
+}
+
+/* The peer's HELLO_ACK told what it takes. A peer without one-sided communication would
+ * drop our requests and break the link: those queued before we knew fail instead. */
+void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->features & PME_FEAT_RMA)
+        return;
+    struct pme_txmsg **pp = &p->q_head, *last = NULL;
+    bool cur_gone = false;
+    while (*pp) {
+        struct pme_txmsg *m = *pp;
+        if (m->type != PME_T_RMA || m->started) {
+            last = m;
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        cur_gone |= p->cur == m;
+        struct pme_wire_rma r;
+        memcpy(&r, m->data, sizeof(r));
+        struct pme_rreq *q = pme_slots_get(&ep->rreqs, ntohl(r.req_id));
+        if (q)
+            complete(ep, q, PME_ERR_NOTSUP);
+        pme_rma_item_done(ep, idx, m, PME_ERR_NOTSUP);
+        pme_txmsg_free(ep, m);
+    }
+    p->q_tail = last;
+    if (cur_gone) {
+        p->cur = p->q_head;
+        while (p->cur && p->cur->started)
+            p->cur = p->cur->next;
+        p->cur_frame = 0;
+    }
+}
+
+/* Until the peer's HELLO_ACK says how large its frames may be, what any peer takes. */
+size_t pme_rma_room(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!p)
+        return 0;
+    return pme_wire_rma_room(p->tx_state == TX_OPEN ? p->max_frame : PME_WIRE_MIN_FRAME);
+}
+
+static void free_request(void *ptr, void *arg)
+{
+    (void)arg;
+    free(ptr);
+}
+
+void pme_rma_free_requests(struct pme_ep *ep)
+{
+    pme_slots_each(&ep->rreqs, free_request, NULL);
+    pme_slots_free(&ep->rreqs);
+}
