@@ -84,6 +84,12 @@ int pme_rma_acc(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, co
 {
     if (!pme_acc_valid((unsigned)aop, (unsigned)dtype) || len % pme_dtype_size((unsigned)dtype))
         return PME_ERR_INVAL;
+    if (!buf) {
+        /* NO_OP reads no operand: the frame carries whatever the result buffer holds. */
+        if (aop != PME_AOP_NO_OP || !result)
+            return PME_ERR_INVAL;
+        buf = result;
+    }
     struct pme_wire_rma r = request(result ? PME_RMA_FETCH : PME_RMA_ACC, key, offset, len, flags);
     r.aop = (uint8_t)aop;
     r.dtype = (uint8_t)dtype;

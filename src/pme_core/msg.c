@@ -64,7 +64,8 @@ static void item_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, in
         pme_rndv_sent(ep, m, status);
         break;
     case PME_T_RMA:
-        pme_rma_item_done(ep, idx, m, status);
+        pme_rma_request_done(ep, idx, m, status);
+        pme_rma_answer_done(ep, idx, m);
         break;
     default:
         break;

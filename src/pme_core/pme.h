@@ -309,7 +309,8 @@ int pme_rma_put(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, co
 int pme_rma_get(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, void *buf,
                 size_t len, unsigned flags);
 /* Combine the len bytes of buf (elements of dtype) into the window with aop. With
- * result, the values the window held before land there (len <= pme_rma_frame_room). */
+ * result, the values the window held before land there (len <= pme_rma_frame_room);
+ * with PME_AOP_NO_OP buf may be NULL. */
 int pme_rma_acc(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, const void *buf,
                 void *result, size_t len, int aop, int dtype, unsigned flags);
 /* One element of dtype: replace it by *swap if it equals *compare; *result gets the
@@ -329,7 +330,7 @@ uint32_t pme_rma_pending(pme_ep_t *ep, pme_peer_t peer);
 int pme_rma_error(pme_ep_t *ep, pme_peer_t peer);
 /* The most bytes a put or accumulate may carry with a lock, and a fetching accumulate
  * at all: one frame's room to peer (until the first exchange with it, what the smallest
- * frames any peer may have take: 128). */
+ * frames any peer may have take: 144). */
 size_t pme_rma_frame_room(pme_ep_t *ep, pme_peer_t peer);
 /* on: the caller is about to update exposed memory itself; until it calls again with 0
  * the liveness helper acts on no request (the caller's own progress still does). */

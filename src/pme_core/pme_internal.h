@@ -108,7 +108,17 @@ struct pme_rndv {
     struct iovec *iov;
 };
 
-/* One-sided communication (rma_*.c). A window this endpoint exposes, with its lock. */
+/* One-sided communication (rma_*.c). A holder of a window's lock. Its lock is released
+ * only once the answers to its gets, which read the window as they go, are acknowledged:
+ * an unlock that comes before marks it releasing. */
+struct pme_rholder {
+    pme_peer_t peer;        /* PME_PEER_SELF: our own caller */
+    uint8_t type;           /* PME_RMA_LOCK_SHARED or _EXCL */
+    bool releasing;
+    uint32_t readers;       /* its gets' answers streaming from the window */
+};
+
+/* A window this endpoint exposes, with its lock. */
 struct pme_rlock_wait;
 struct pme_rwin {
     uint8_t *base;
@@ -118,7 +128,7 @@ struct pme_rwin {
     uint32_t readers;       /* answers streaming from it, not yet acknowledged */
     uint32_t shared;        /* holders of its lock, shared */
     bool exclusive;         /* ... or one holder, exclusive */
-    pme_peer_t *holders;    /* who holds it (PME_PEER_SELF: we do) */
+    struct pme_rholder *holders;
     uint32_t nholders, holders_cap;
     struct pme_rlock_wait *wait_head, *wait_tail; /* lock requests in order of arrival */
 };

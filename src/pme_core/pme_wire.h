@@ -151,7 +151,7 @@ struct pme_wire_hello {
  * complete when the link acknowledges them: the target acknowledges a frame only after
  * acting on it. The others are answered (DATA, DONE or NAK) with the origin's req_id.
  * An operation of several frames repeats the sub-header in each, offset advancing by
- * the payload of the frames before; payloads of one operation are multiples of 64
+ * the payload of the frames before; payloads of one operation are multiples of 16
  * bytes but the last, so that no element of an accumulate straddles two frames.
  */
 enum pme_wire_rma_op {
@@ -217,7 +217,7 @@ struct pme_wire_rma {
 				 * one element) */
 } __attribute__((packed));  /* 32 bytes */
 
-#define PME_RMA_FRAG_ALIGN 64u
+#define PME_RMA_FRAG_ALIGN 16u
 
 /* Payload bytes of one PME_T_RMA frame to a peer whose frames take max_frame bytes after
  * the Ethernet header (every frame of an operation but its last carries this many). */

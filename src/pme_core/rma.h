@@ -13,6 +13,7 @@
 #define PME_RMA_ITEM_COUNTS 0x1u  /* an operation of ours complete on acknowledgement */
 #define PME_RMA_ITEM_ANSWER 0x2u  /* our answer to the peer's request */
 #define PME_RMA_ITEM_READS 0x4u   /* it streams from a window (owner): release it */
+#define PME_RMA_ITEM_HOLDS 0x8u   /* ... and keeps its peer's hold of the lock */
 
 /* Whether a request is answered (DATA, DONE or NAK) rather than complete when the link
  * acknowledges it. */
@@ -54,8 +55,16 @@ struct pme_rlock_wait *pme_rwin_wait(struct pme_rwin *w, pme_peer_t peer, unsign
                                      const void *req, uint32_t len);
 /* peer's waiting request, if any. */
 struct pme_rlock_wait *pme_rwin_waiting(struct pme_rwin *w, pme_peer_t peer);
-/* Release peer's hold; false when it held none. */
-bool pme_rwin_unlock(struct pme_rwin *w, pme_peer_t peer);
+/* Release peer's hold: PME_RWIN_RELEASED, PME_RWIN_RELEASING (answers to its gets still
+ * read the window: released when the last is acknowledged), PME_RWIN_NOT_HELD. */
+enum { PME_RWIN_RELEASED, PME_RWIN_RELEASING, PME_RWIN_NOT_HELD };
+int pme_rwin_unlock(struct pme_rwin *w, pme_peer_t peer);
+/* An answer to peer's get reads the window: its hold (if it holds the lock) lasts until
+ * the answer is acknowledged. Returns whether it was counted. */
+bool pme_rwin_reader_start(struct pme_rwin *w, pme_peer_t peer);
+/* ... acknowledged (counted: what reader_start returned): true when that released the
+ * peer's releasing hold. */
+bool pme_rwin_reader_done(struct pme_rwin *w, pme_peer_t peer, bool counted);
 /* The first waiter, now holding the lock, when it can be granted; NULL otherwise. The
  * caller acts on it and frees it. */
 struct pme_rlock_wait *pme_rwin_grant_next(struct pme_rwin *w);
@@ -66,6 +75,7 @@ void pme_rwin_forget_peer(struct pme_rwin *w, pme_peer_t peer);
 int pme_rma_on_request(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len,
                        uint16_t flags);
 void pme_rma_target_fail_peer(struct pme_ep *ep, pme_peer_t idx);
+void pme_rma_answer_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
 /* Our own caller on its own windows (PME_PEER_SELF). */
 int pme_rma_local(struct pme_ep *ep, const struct pme_wire_rma *r, const uint8_t *payload,
                   uint8_t *result);
@@ -77,7 +87,7 @@ void pme_rma_free_windows(struct pme_ep *ep);
 int pme_rma_issue(struct pme_ep *ep, pme_peer_t peer, const struct pme_wire_rma *r,
                   const struct iovec *iov, int iovcnt, uint8_t *dst);
 int pme_rma_on_answer(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_t len);
-void pme_rma_item_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status);
+void pme_rma_request_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status);
 void pme_rma_origin_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status);
 void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx);
 size_t pme_rma_room(struct pme_ep *ep, pme_peer_t idx);

@@ -147,17 +147,11 @@ int pme_rma_on_answer(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, siz
     }
 }
 
-void pme_rma_item_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status)
+/* A request of ours was acknowledged (or its peer failed). */
+void pme_rma_request_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status)
 {
-    struct pme_peer *p = pme_peer_get(ep, idx);
     if (m->send_id & PME_RMA_ITEM_COUNTS)
-        one_done(p, status);
-    if ((m->send_id & PME_RMA_ITEM_ANSWER) && p->rma_answers)
-        p->rma_answers--;
-    if (m->send_id & PME_RMA_ITEM_READS) {
-        struct pme_rwin *w = m->owner;
-        w->readers--;
-    }
+        one_done(pme_peer_get(ep, idx), status);
 }
 
 struct fail_ctx {
@@ -205,7 +199,7 @@ void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx)
         struct pme_rreq *q = pme_slots_get(&ep->rreqs, ntohl(r.req_id));
         if (q)
             complete(ep, q, PME_ERR_NOTSUP);
-        pme_rma_item_done(ep, idx, m, PME_ERR_NOTSUP);
+        pme_rma_request_done(ep, idx, m, PME_ERR_NOTSUP);
         pme_txmsg_free(ep, m);
     }
     p->q_tail = last;

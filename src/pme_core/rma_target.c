@@ -63,7 +63,8 @@ static int judge(const struct pme_rwin *w, const struct pme_wire_rma *r, uint64_
             return PME_RMA_E_OP;
         return pme_rwin_fits(w, off, len) ? 0 : PME_RMA_E_RANGE;
     case PME_RMA_FETCH:
-        if (!one_frame || plen != len || !pme_acc_valid(r->aop, r->dtype) || len % dsize)
+        if (!one_frame || !len || plen != len || !pme_acc_valid(r->aop, r->dtype) ||
+            len % dsize)
             return PME_RMA_E_OP;
         return pme_rwin_fits(w, off, len) ? 0 : PME_RMA_E_RANGE;
     case PME_RMA_CAS:
@@ -132,7 +133,8 @@ static void refuse(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma 
 static void act(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
                 const struct pme_wire_rma *r, const uint8_t *payload, size_t plen)
 {
-    uint8_t *at = w->base + be64toh(r->offset);
+    /* (a window of 0 bytes may have no base: only empty requests reach it) */
+    uint8_t *at = w->base ? w->base + be64toh(r->offset) : NULL;
     uint64_t len = be64toh(r->len);
     size_t dsize = pme_dtype_size(r->dtype);
     struct pme_txmsg *m = NULL;
@@ -140,10 +142,12 @@ static void act(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
     ep->ctr->rma_in++;
     switch (r->op) {
     case PME_RMA_PUT:
-        memcpy(at, payload, plen);
+        if (plen)
+            memcpy(at, payload, plen);
         break;
     case PME_RMA_ACC:
-        pme_acc_apply(r->aop, r->dtype, at, payload, plen / dsize, NULL);
+        if (plen)
+            pme_acc_apply(r->aop, r->dtype, at, payload, plen / dsize, NULL);
         break;
     case PME_RMA_GET: {
         /* Streamed from the window itself: it stays until the answer is acknowledged. */
@@ -151,8 +155,8 @@ static void act(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
         m = pme_rma_item(ep, &a, &v, 1, 0);
         if (m) {
             m->owner = w;
-            w->readers++;
-            send_answer(ep, idx, m, PME_RMA_ITEM_READS);
+            bool holds = pme_rwin_reader_start(w, idx);
+            send_answer(ep, idx, m, PME_RMA_ITEM_READS | (holds ? PME_RMA_ITEM_HOLDS : 0));
         }
         break;
     }
@@ -194,7 +198,7 @@ static void grant_waiters(struct pme_ep *ep, struct pme_rwin *w)
             act(ep, q->peer, w, &r, q->req + sizeof(r), q->len - sizeof(r));
         }
         if (q->unlock_after)
-            pme_rwin_unlock(w, q->peer);
+            pme_rwin_unlock(w, q->peer); /* released now, or once its get is answered */
         free(q);
     }
 }
@@ -202,9 +206,11 @@ static void grant_waiters(struct pme_ep *ep, struct pme_rwin *w)
 static void on_unlock(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
                       const struct pme_wire_rma *r, uint16_t flags)
 {
-    if (pme_rwin_unlock(w, idx)) {
+    int held = pme_rwin_unlock(w, idx);
+    if (held != PME_RWIN_NOT_HELD) {
         ep->ctr->rma_in++;
-        grant_waiters(ep, w);
+        if (held == PME_RWIN_RELEASED)
+            grant_waiters(ep, w);
         return;
     }
     /* Its lock request (and what rode on it) still waits: release once that is done. */
@@ -275,6 +281,8 @@ int pme_rma_local(struct pme_ep *ep, const struct pme_wire_rma *r, const uint8_t
     int why = !w || w->withdrawn ? PME_RMA_E_NOWIN : judge(w, r, plen, true, true);
     if (why)
         return status_of(why);
+    if (!len && r->op != PME_RMA_LOCK)
+        return PME_OK;
     uint8_t *at = w->base + be64toh(r->offset);
     switch (r->op) {
     case PME_RMA_PUT:
@@ -308,10 +316,26 @@ int pme_rma_local_unlock(struct pme_ep *ep, uint32_t key)
     struct pme_rwin *w = pme_rwin_find(ep, key);
     if (!w || w->withdrawn)
         return PME_ERR_NOWIN;
-    if (!pme_rwin_unlock(w, PME_PEER_SELF))
+    int held = pme_rwin_unlock(w, PME_PEER_SELF);
+    if (held == PME_RWIN_NOT_HELD)
         return PME_ERR_INVAL;
-    grant_waiters(ep, w);
+    if (held == PME_RWIN_RELEASED)
+        grant_waiters(ep, w);
     return PME_OK;
+}
+
+/* An answer of ours was acknowledged (or its peer failed). */
+void pme_rma_answer_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (!(m->send_id & PME_RMA_ITEM_ANSWER))
+        return;
+    if (p->rma_answers)
+        p->rma_answers--;
+    struct pme_rwin *w = m->owner;
+    if ((m->send_id & PME_RMA_ITEM_READS) &&
+        pme_rwin_reader_done(w, idx, m->send_id & PME_RMA_ITEM_HOLDS))
+        grant_waiters(ep, w);
 }
 
 /* ---- windows going away, peers failing ---- */

@@ -62,18 +62,36 @@ static bool add_holder(struct pme_rwin *w, pme_peer_t peer, unsigned type)
 {
     if (w->nholders == w->holders_cap) {
         uint32_t cap = w->holders_cap ? w->holders_cap * 2 : 4;
-        pme_peer_t *h = realloc(w->holders, cap * sizeof(*h));
+        struct pme_rholder *h = realloc(w->holders, cap * sizeof(*h));
         if (!h)
             return false;
         w->holders = h;
         w->holders_cap = cap;
     }
-    w->holders[w->nholders++] = peer;
+    w->holders[w->nholders++] = (struct pme_rholder){.peer = peer, .type = (uint8_t)type};
     if (type == PME_RMA_LOCK_EXCL)
         w->exclusive = true;
     else
         w->shared++;
     return true;
+}
+
+static void remove_holder(struct pme_rwin *w, uint32_t i)
+{
+    if (w->holders[i].type == PME_RMA_LOCK_EXCL)
+        w->exclusive = false;
+    else
+        w->shared--;
+    w->holders[i] = w->holders[--w->nholders];
+}
+
+/* peer's hold that is not being released, or -1. */
+static long holder_of(const struct pme_rwin *w, pme_peer_t peer)
+{
+    for (uint32_t i = 0; i < w->nholders; i++)
+        if (w->holders[i].peer == peer && !w->holders[i].releasing)
+            return i;
+    return -1;
 }
 
 bool pme_rwin_try_lock(struct pme_rwin *w, pme_peer_t peer, unsigned type)
@@ -110,19 +128,43 @@ struct pme_rlock_wait *pme_rwin_waiting(struct pme_rwin *w, pme_peer_t peer)
     return NULL;
 }
 
-bool pme_rwin_unlock(struct pme_rwin *w, pme_peer_t peer)
+int pme_rwin_unlock(struct pme_rwin *w, pme_peer_t peer)
 {
-    for (uint32_t i = 0; i < w->nholders; i++) {
-        if (w->holders[i] != peer)
-            continue;
-        w->holders[i] = w->holders[--w->nholders];
-        if (w->exclusive)
-            w->exclusive = false;
-        else
-            w->shared--;
-        return true;
+    long i = holder_of(w, peer);
+    if (i < 0)
+        return PME_RWIN_NOT_HELD;
+    if (w->holders[i].readers) {
+        w->holders[i].releasing = true;
+        return PME_RWIN_RELEASING;
     }
-    return false;
+    remove_holder(w, (uint32_t)i);
+    return PME_RWIN_RELEASED;
+}
+
+bool pme_rwin_reader_start(struct pme_rwin *w, pme_peer_t peer)
+{
+    w->readers++;
+    long i = holder_of(w, peer);
+    if (i >= 0)
+        w->holders[i].readers++;
+    return i >= 0;
+}
+
+bool pme_rwin_reader_done(struct pme_rwin *w, pme_peer_t peer, bool counted)
+{
+    w->readers--;
+    if (!counted)
+        return false;
+    /* Its reads belong to its oldest hold: a releasing one if there is. */
+    long found = -1;
+    for (uint32_t i = 0; i < w->nholders; i++)
+        if (w->holders[i].peer == peer && w->holders[i].readers &&
+            (found < 0 || w->holders[i].releasing))
+            found = i;
+    if (found < 0 || --w->holders[found].readers || !w->holders[found].releasing)
+        return false;
+    remove_holder(w, (uint32_t)found);
+    return true;
 }
 
 struct pme_rlock_wait *pme_rwin_grant_next(struct pme_rwin *w)
@@ -138,8 +180,11 @@ struct pme_rlock_wait *pme_rwin_grant_next(struct pme_rwin *w)
 
 void pme_rwin_forget_peer(struct pme_rwin *w, pme_peer_t peer)
 {
-    while (pme_rwin_unlock(w, peer))
-        ;
+    for (uint32_t i = 0; i < w->nholders;)
+        if (w->holders[i].peer == peer)
+            remove_holder(w, i);
+        else
+            i++;
     struct pme_rlock_wait **pp = &w->wait_head;
     w->wait_tail = NULL;
     while (*pp) {
