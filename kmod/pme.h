@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pme.h - what the files of pme.ko share: the endpoint, its rings, the table the
+ * What the files of pme.ko share: the endpoint, its rings, the table the
  * packet handler looks endpoints up in, and the counters.
  */
 #ifndef PME_KMOD_H
@@ -14,10 +14,29 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <crypto/aes.h>
 #include <crypto/b128ops.h>
 
 #include "pme_ioctl.h"
+
+/* Zero copy: regions and arms one endpoint may hold at once. */
+#define PME_ZC_REGIONS_MAX 256
+#define PME_ZC_ARMS_MAX 64
+
+struct pme_zreg;
+
+/* An armed rendezvous receive (pme_zc.c); free while zr is NULL. Under zc_lock. */
+struct pme_zarm {
+	struct pme_zreg *zr;            /* the region it writes into, one use of it held */
+	u64 addr;                       /* user address of offset 0 */
+	u64 len;                        /* bytes expected */
+	u64 hwm;                        /* end of the furthest frame seen: placed are below */
+	u32 rndv_id;
+	u32 src_node;
+	u16 src_ep;
+};
 
 /* Peers an endpoint remembers having sent to, for the BYEs when its file closes. */
 #define PME_KPEERS_MAX 64
@@ -45,7 +64,11 @@ struct pme_kpeer {
  *    the interface away (which takes it inside pme_lock).
  *  - rx_lock (spinlock, taken in softirq) serialises the writers of the receive ring:
  *    the packet handler on any CPU and local delivery from another endpoint's doorbell.
- *  Order: rtnl -> pme_lock -> tx_lock -> rx_lock (of any endpoint).
+ *  - zc_mutex serialises the zero-copy ioctls, the cache of regions and its reaper;
+ *    zc_lock (spinlock, taken in softirq and by the MMU notifier, which may not sleep)
+ *    guards each region's pages, validity and users, and the arms.
+ *  Order: rtnl -> pme_lock -> tx_lock -> zc_mutex -> mmap_lock -> rx_lock -> zc_lock
+ *  (the MMU notifier runs under mmap_lock and takes only zc_lock).
  */
 struct pme_ep {
 	struct hlist_node hnode;        /* in pme_ep_table while reachable */
@@ -55,6 +78,7 @@ struct pme_ep {
 
 	/* Set once at bind, then constant until release. */
 	bool bound;                     /* published with release; read with acquire */
+	u32 abi;                        /* the ABI version the process bound with */
 	u16 ep_id;
 	u32 job_id;
 	u32 node_id;
@@ -100,6 +124,18 @@ struct pme_ep {
 	u32 nkpeers;
 	u32 kpeer_last;
 	bool kpeers_overflow;
+
+	/* Zero copy (pme_zreg.c, pme_zc.c); the locks are described above. */
+	struct mutex zc_mutex;          /* the zero-copy ioctls, the cache, its reaper */
+	spinlock_t zc_lock;             /* regions' pages, validity and users; the arms */
+	/* id -> struct pme_zreg: added under zc_mutex, erased under both, read under either */
+	struct xarray zc_regions;
+	struct list_head zc_lru;        /* the regions, most recently used first; zc_mutex */
+	u32 zc_nregions;                /* under zc_mutex */
+	struct mm_struct *zc_mm;        /* whose memory the regions are (mmgrab held) */
+	struct work_struct zc_reaper;   /* unpins what the notifier dropped */
+	struct pme_zarm zc_arms[PME_ZC_ARMS_MAX]; /* under zc_lock */
+	u32 zc_narms;                   /* under zc_lock; read unlocked as a hint */
 };
 
 /* pme_main.c */
@@ -150,6 +186,31 @@ static inline unsigned int pme_wire_hdr_need(u8 version, u8 type)
 		return PME_KWIRE_V2_HDR_LEN;
 	return 0;
 }
+
+/* pme_zreg.c: regions of user memory pinned for zero copy, and their cache */
+void pme_zreg_init(struct pme_ep *ep);
+void pme_zreg_release(struct pme_ep *ep);
+int pme_zreg_get(struct pme_ep *ep, u64 addr, u64 len, u32 access, bool arm,
+		 struct pme_zreg **out);
+int pme_zreg_put(struct pme_ep *ep, u32 id);
+void pme_zreg_arm_drop(struct pme_ep *ep, struct pme_zreg *zr);
+void pme_zreg_settle(struct pme_ep *ep);
+bool pme_zreg_usable(const struct pme_zreg *zr, u32 access);
+struct pme_zreg *pme_zreg_lookup(struct pme_ep *ep, u32 id, u64 addr, u64 len);
+struct page *pme_zreg_page(const struct pme_zreg *zr, u64 addr, unsigned int *off);
+long pme_zreg_ioctl_reg(struct pme_ep *ep, void __user *arg);
+long pme_zreg_ioctl_unreg(struct pme_ep *ep, u32 __user *arg);
+extern unsigned int pme_zc_max_region_mb;
+extern unsigned int pme_zc_cache_mb;
+
+/* pme_zc.c: the zero-copy data path: armed receives, sends from pinned pages */
+long pme_zc_ioctl_arm(struct pme_ep *ep, void __user *arg);
+long pme_zc_ioctl_disarm(struct pme_ep *ep, u32 __user *arg);
+void pme_zc_disarm_all(struct pme_ep *ep);
+unsigned int pme_zc_place(struct pme_ep *ep, const u8 *eth, const struct sk_buff *skb,
+			  int off, unsigned int plen, struct pme_kslot *slot);
+struct sk_buff *pme_zc_tx_skb(struct pme_ep *ep, struct net_device *dev,
+			      const struct pme_kslot *slot, unsigned int hlen);
 
 /* pme_rx.c: the packet handler */
 void pme_rx_register(void);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_ep.c - endpoints: binding one to an interface and an id, the table the packet
+ * Endpoints: binding one to an interface and an id, the table the packet
  * handler finds it in, and what happens to it when its interface goes down or away.
  */
 #include <linux/if_arp.h>
@@ -63,6 +63,7 @@ struct pme_ep *pme_ep_alloc(void)
 	spin_lock_init(&ep->rx_lock);
 	mutex_init(&ep->tx_lock);
 	init_waitqueue_head(&ep->wq);
+	pme_zreg_init(ep);
 	return ep;
 }
 
@@ -184,6 +185,7 @@ int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b)
 	rc = pme_ring_alloc(ep, b->mtu, b->rx_bytes, b->tx_bytes);
 	if (rc)
 		goto out_unlock;
+	ep->abi = b->abi_version;
 	ep->job_id = b->job_id;
 	ep->node_id = b->node_id;
 	ep->incarnation = b->incarnation;
@@ -242,6 +244,13 @@ void pme_ep_release(struct pme_ep *ep)
 		pme_live_bye_all(ep, dev);
 		dev_put(dev);
 	}
+	/*
+	 * A packet handler that found the endpoint before it went out of the table may
+	 * still run: once the arms are gone it writes into no user page, and the pages
+	 * are unpinned only after that (the frames sent from them hold their own refs).
+	 */
+	pme_zc_disarm_all(ep);
+	pme_zreg_release(ep);
 	call_rcu(&ep->rcu, pme_ep_free_rcu);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_file.c - /dev/pme: one endpoint per open file; ioctl binds it, rings the
+ * /dev/pme: one endpoint per open file; ioctl binds it, rings the
  * doorbell and reads counters; mmap maps its rings; poll sleeps on them.
  */
 #include <linux/fs.h>
@@ -50,6 +50,26 @@ static long pme_ioctl_counters(struct pme_ep *ep, void __user *arg, bool global)
 	return copy_to_user(arg, &c, sizeof(c)) ? -EFAULT : 0;
 }
 
+/* Zero copy: regions of the caller's memory, armed receives (pme_zreg.c, pme_zc.c). */
+static long pme_ioctl_zc(struct pme_ep *ep, unsigned int cmd, void __user *arg)
+{
+	/* Acquire: pairs with bind's release; ep->abi is set once it is seen. */
+	if (!smp_load_acquire(&ep->bound))
+		return -ENOTCONN;
+	if (ep->abi < 3)
+		return -EPROTO;
+	switch (cmd) {
+	case PME_IOC_ZC_REG:
+		return pme_zreg_ioctl_reg(ep, arg);
+	case PME_IOC_ZC_UNREG:
+		return pme_zreg_ioctl_unreg(ep, arg);
+	case PME_IOC_ZC_ARM:
+		return pme_zc_ioctl_arm(ep, arg);
+	default:
+		return pme_zc_ioctl_disarm(ep, arg);
+	}
+}
+
 static long pme_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pme_ep *ep = file->private_data;
@@ -69,6 +89,11 @@ static long pme_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pme_ioctl_counters(ep, uarg, false);
 	case PME_IOC_GLOBAL_COUNTERS:
 		return pme_ioctl_counters(ep, uarg, true);
+	case PME_IOC_ZC_REG:
+	case PME_IOC_ZC_UNREG:
+	case PME_IOC_ZC_ARM:
+	case PME_IOC_ZC_DISARM:
+		return pme_ioctl_zc(ep, cmd, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_live.c - answering for an endpoint while its process cannot: a PONG to every
+ * Answering for an endpoint while its process cannot: a PONG to every
  * authentic PING addressed to it for as long as its file is open (the process may be
  * computing for an hour, its receive ring full), and a BYE to every peer it sent to
  * once the file is closed (the process ended or was killed), so that those peers fail
@@ -22,8 +22,10 @@
 
 #include "pme.h"
 
-/* At most this many PONGs per endpoint and period: a flood of PINGs (or of forged
- * ones under PME_AUTH=crc) cannot make the driver a traffic amplifier. */
+/*
+ * At most this many PONGs per endpoint and period: a flood of PINGs (or of forged
+ * ones under PME_AUTH=crc) cannot make the driver a traffic amplifier.
+ */
 #define PME_PONG_BURST 256
 #define PME_PONG_PERIOD (HZ / 10)
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_main.c - pme.ko: PME's kernel device. Unprivileged processes (of group pme, by
+ * Pme.ko: PME's kernel device. Unprivileged processes (of group pme, by
  * the udev rule) send and receive PME frames through /dev/pme without CAP_NET_RAW,
  * and only PME frames from their own endpoint.
  *

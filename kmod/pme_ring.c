@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_ring.c - the area an endpoint maps: a control page, the receive ring and the
+ * The area an endpoint maps: a control page, the receive ring and the
  * send ring, in one vmalloc_user() allocation (zeroed, so every receive slot starts
  * out the driver's and every send slot free).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_rx.c - the packet handler. Every frame of PME's EtherType that an interface
+ * The packet handler. Every frame of PME's EtherType that an interface
  * receives goes into the receive ring of the endpoint it is addressed to, or is
  * counted and dropped. Frames one endpoint sends to another on its own interface come
  * here too (pme_tx.c), since the wire never returns them.
@@ -32,31 +32,39 @@ static enum pme_kcounter pme_rx_match(const struct pme_ep *ep, const u8 *h,
 	return PME_KCNT_RX_FRAMES;
 }
 
-/* Copy the frame into the endpoint's next slot, if the process has handed it back. */
+/*
+ * Copy the frame into the endpoint's next slot, if the process has handed it back; the
+ * payload of an armed rendezvous goes straight to its buffer instead (pme_zc.c).
+ */
 static bool pme_rx_place(struct pme_ep *ep, const u8 *eth, const struct sk_buff *skb,
 			 int off, unsigned int plen)
 {
-	unsigned int total = ETH_HLEN + plen;
+	unsigned int total = ETH_HLEN + plen, in_slot;
 	struct pme_kslot *slot;
 	u8 *data;
 
-	if (total > ep->slot_size - PME_KSLOT_HDR_LEN) {
-		pme_count(ep, PME_KCNT_RX_TOO_LONG, 1);
-		return false;
-	}
 	slot = pme_rx_slot(ep, ep->rx_head);
 	/* The process may write anything here; only "handed back" lets us write. */
 	if (READ_ONCE(slot->status) != PME_KRX_KERNEL) {
 		pme_count(ep, PME_KCNT_RX_RING_FULL, 1);
 		return false;
 	}
-	data = (u8 *)slot + PME_KSLOT_HDR_LEN;
-	memcpy(data, eth, ETH_HLEN);
-	if (skb_copy_bits(skb, off, data + ETH_HLEN, plen)) {
-		pme_count(ep, PME_KCNT_RX_BAD_FRAME, 1);
-		return false;
+	in_slot = pme_zc_place(ep, eth, skb, off, plen, slot);
+	if (!in_slot) {
+		if (total > ep->slot_size - PME_KSLOT_HDR_LEN) {
+			pme_count(ep, PME_KCNT_RX_TOO_LONG, 1);
+			return false;
+		}
+		data = (u8 *)slot + PME_KSLOT_HDR_LEN;
+		memcpy(data, eth, ETH_HLEN);
+		if (skb_copy_bits(skb, off, data + ETH_HLEN, plen)) {
+			pme_count(ep, PME_KCNT_RX_BAD_FRAME, 1);
+			return false;
+		}
+		WRITE_ONCE(slot->zc_flags, 0);
+		in_slot = total;
 	}
-	WRITE_ONCE(slot->len, total);
+	WRITE_ONCE(slot->len, in_slot);
 	/* Publish: the process reads the frame only after it sees this with acquire. */
 	smp_store_release(&slot->status, PME_KRX_USER);
 	ep->rx_head = ep->rx_head + 1 == ep->rx_slots ? 0 : ep->rx_head + 1;

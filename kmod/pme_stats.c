@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_stats.c - the counters: per endpoint (in struct pme_ep) and for the module
+ * The counters: per endpoint (in struct pme_ep) and for the module
  * (per CPU, summed when read), readable by ioctl, in /sys/class/misc/pme/counters/
  * (one file per counter) and, per endpoint, in /proc/driver/pme.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pme_tx.c - the doorbell: every frame the process queued in its send ring is copied
+ * The doorbell: every frame the process queued in its send ring is copied
  * out, checked, given the endpoint's true source and sent. A process can thus send
  * nothing but PME frames, and only from its own endpoint.
  */
@@ -93,8 +93,22 @@ void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb)
 	pme_count(ep, PME_KCNT_TX_BYTES, len);
 }
 
+/* A copy of the frame in slot (len bytes, checked by the caller), or ERR_PTR(-ENOMEM). */
+static struct sk_buff *pme_tx_copy_skb(struct net_device *dev, const struct pme_kslot *slot,
+				       unsigned int len)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + len + dev->needed_tailroom, GFP_KERNEL);
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_put_data(skb, (const u8 *)slot + PME_KSLOT_HDR_LEN, len);
+	return skb;
+}
+
 static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
-		       const struct pme_kslot *slot)
+		       const struct pme_kslot *slot, bool zc)
 {
 	unsigned int len = READ_ONCE(slot->len);
 	enum pme_kcounter why;
@@ -106,14 +120,14 @@ static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
 		pme_count(ep, PME_KCNT_TX_BAD_LENGTH, 1);
 		return;
 	}
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + len + dev->needed_tailroom, GFP_KERNEL);
-	if (!skb) {
-		pme_count(ep, PME_KCNT_TX_DROPPED, 1);
+	/* Zero copy: the headers in the slot, the payload from the region's pages. */
+	skb = zc ? pme_zc_tx_skb(ep, dev, slot, len) : pme_tx_copy_skb(dev, slot, len);
+	if (IS_ERR(skb)) {
+		pme_count(ep, PTR_ERR(skb) == -EINVAL ? PME_KCNT_TX_BAD_LENGTH :
+			  PME_KCNT_TX_DROPPED, 1);
 		return;
 	}
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
-	f = skb_put(skb, len);
-	memcpy(f, (const u8 *)slot + PME_KSLOT_HDR_LEN, len);
+	f = skb->data;
 	/*
 	 * From here on only the copy counts: the process can change the slot under us,
 	 * so what is checked and stamped must be what is sent.
@@ -147,6 +161,7 @@ int pme_tx_kick(struct pme_ep *ep)
 	struct pme_kslot *slot;
 	struct net_device *dev;
 	int taken = 0;
+	u32 status;
 
 	mutex_lock(&ep->tx_lock);
 	dev = ep->dev;  /* stays held: the notifier needs tx_lock to take it away */
@@ -157,9 +172,12 @@ int pme_tx_kick(struct pme_ep *ep)
 	while (taken < ep->tx_slots) {
 		slot = pme_tx_slot(ep, ep->tx_tail);
 		/* Acquire: the frame's bytes are the process's until it says "send". */
-		if (smp_load_acquire(&slot->status) != PME_KTX_SEND)
+		status = smp_load_acquire(&slot->status);
+		if (status == PME_KTX_SEND_ZC && ep->abi < 3)
+			status = PME_KTX_FREE;
+		if (status != PME_KTX_SEND && status != PME_KTX_SEND_ZC)
 			break;
-		pme_tx_one(ep, dev, slot);
+		pme_tx_one(ep, dev, slot, status == PME_KTX_SEND_ZC);
 		/* Release: the process may reuse the slot once it sees this. */
 		smp_store_release(&slot->status, PME_KTX_FREE);
 		ep->tx_tail = ep->tx_tail + 1 == ep->tx_slots ? 0 : ep->tx_tail + 1;

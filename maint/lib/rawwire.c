@@ -4,12 +4,15 @@
  *   rawwire raw-pp   IFACE PEER_MAC server|client SIZE ITERS spin|block
  *   rawwire raw-bw   IFACE PEER_MAC server|client FRAME_BYTES TOTAL_BYTES
  *   rawwire tcp-pp   ADDR server|client SIZE ITERS spin|block
+ *   rawwire tcp-bw   ADDR server|client SIZE COUNT
  *
  * raw-pp: Ethernet frames of EtherType 0x88B5 bounced between two AF_PACKET sockets,
  * one send() and one recv() per frame: the floor for any transport on this wire.
  * "spin" polls with MSG_DONTWAIT (each process has a core), "block" sleeps in recv().
  * raw-bw: one send() per frame as fast as the sender can; the receiver reports MB/s.
  * tcp-pp: the same ping-pong over TCP with TCP_NODELAY, the baseline PME must beat.
+ * tcp-bw: COUNT messages of SIZE bytes over one TCP connection, then a one-byte answer;
+ * the client reports MB/s (kmod-bench times both processes' CPU around it).
  * Prints one line: "<test> <mode> size <n>: <value> <unit>".
  */
 #include <arpa/inet.h>
@@ -19,6 +22,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,18 +165,16 @@ static int raw_bw(int argc, char **argv)
     return 0;
 }
 
-static int tcp_pp(int argc, char **argv)
+/* A TCP connection to (or, for the server, from) addr, with TCP_NODELAY; -1 for a
+ * bad address. */
+static int tcp_connect(const char *addr, int server)
 {
-    if (argc != 7)
-        return 2;
-    int server = !strcmp(argv[3], "server");
-    int size = atoi(argv[4]), iters = atoi(argv[5]), spin = !strcmp(argv[6], "spin");
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons(47111);
-    if (inet_pton(AF_INET, argv[2], &sa.sin_addr) != 1)
-        return 2;
+    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+        return -1;
     int one = 1, s;
     if (server) {
         int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -192,6 +194,18 @@ static int tcp_pp(int argc, char **argv)
     if (s < 0)
         fail("accept");
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return s;
+}
+
+static int tcp_pp(int argc, char **argv)
+{
+    if (argc != 7)
+        return 2;
+    int server = !strcmp(argv[3], "server");
+    int size = atoi(argv[4]), iters = atoi(argv[5]), spin = !strcmp(argv[6], "spin");
+    int s = tcp_connect(argv[2], server);
+    if (s < 0)
+        return 2;
     double t0 = 0;
     for (int i = 0; i < iters + WARMUP; i++) {
         if (i == WARMUP)
@@ -212,6 +226,35 @@ static int tcp_pp(int argc, char **argv)
     return 0;
 }
 
+static int tcp_bw(int argc, char **argv)
+{
+    if (argc != 6)
+        return 2;
+    int server = !strcmp(argv[3], "server");
+    size_t size = strtoul(argv[4], NULL, 0);
+    long count = atol(argv[5]);
+    uint8_t *buf = calloc(1, size ? size : 1), ack = 1;
+    int s = buf && size && count > 0 ? tcp_connect(argv[2], server) : -1;
+    if (s < 0)
+        return 2;
+    double t0 = now_s();
+    for (long i = 0; i < count; i++) {
+        for (size_t done = 0; done < size;) {
+            ssize_t r = server ? recv(s, buf + done, size - done, 0)
+                               : send(s, buf + done, size - done, 0);
+            if (r <= 0)
+                fail(server ? "recv" : "send");
+            done += (size_t)r;
+        }
+    }
+    if ((server ? send(s, &ack, 1, 0) : recv(s, &ack, 1, MSG_WAITALL)) != 1)
+        fail("answer");
+    if (!server)
+        printf("tcp-bw size %zu: %.1f MB/s\n", size, (double)size * count / (now_s() - t0) / 1e6);
+    free(buf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rc = 2;
@@ -221,9 +264,12 @@ int main(int argc, char **argv)
         rc = raw_bw(argc, argv);
     else if (argc > 1 && !strcmp(argv[1], "tcp-pp"))
         rc = tcp_pp(argc, argv);
+    else if (argc > 1 && !strcmp(argv[1], "tcp-bw"))
+        rc = tcp_bw(argc, argv);
     if (rc == 2)
         fprintf(stderr, "usage: rawwire raw-pp IFACE PEER_MAC server|client SIZE ITERS spin|block\n"
                         "       rawwire raw-bw IFACE PEER_MAC server|client FRAME TOTAL\n"
-                        "       rawwire tcp-pp ADDR server|client SIZE ITERS spin|block\n");
+                        "       rawwire tcp-pp ADDR server|client SIZE ITERS spin|block\n"
+                        "       rawwire tcp-bw ADDR server|client SIZE COUNT\n");
     return rc;
 }

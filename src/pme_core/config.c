@@ -44,6 +44,8 @@ void pme_config_init(struct pme_config *cfg)
     cfg->sleep_slack_us = 4000; /* one scheduler tick at HZ=250, Debian's */
     cfg->local_procs = 0;
     cfg->ring_bytes = 16u << 20;
+    /* Below this, pinning (or finding pinned) and arming cost more than the copy saves. */
+    cfg->zc_min_bytes = 64u << 10;
     cfg->counters_shm = 1;
     cfg->helper = 0;
     cfg->helper_us = 10000;
@@ -240,6 +242,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_YIELD_US", yield_us, 10000000, 0, "microseconds")
     NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
+    NUM("PME_ZC_MIN", zc_min_bytes, 1ull << 40, 1, "a size such as 64k, or 0 for never")
     if ((v = getenv("PME_COUNTERS")) && *v) {
         if (parse_bool(v, &b))
             return bad(err, errlen, "PME_COUNTERS", v, "1 or 0");

@@ -27,6 +27,13 @@ struct pme_dev_frame {
 
 struct pme_dev;
 
+/* The payload of a received rendezvous frame that the device wrote straight into the
+ * receiver's buffer (zero copy, see zc_recv_begin). */
+struct pme_dev_placed {
+    const uint8_t *data;
+    size_t len;
+};
+
 /* Who the endpoint is, for a device that stamps or filters on it (the kernel device
  * writes the source of every frame and keeps other jobs' and nodes' frames away). */
 struct pme_dev_who {
@@ -55,6 +62,21 @@ struct pme_dev_ops {
     int (*fd)(struct pme_dev *dev);
     /* Frames the device lost because its buffer was full (0 if unknown). */
     uint64_t (*rx_overruns)(struct pme_dev *dev);
+
+    /* Zero copy of rendezvous data, NULL where the device has none (only the kernel
+     * device has it). They fail harmlessly: the data is then copied as always.
+     * zc_send_begin: until the matching zc_send_end, which comes after the peer
+     * acknowledged the last frame, an RDATA frame whose payload (one iovec entry) lies
+     * in [buf, buf + len) goes from the buffer's own pages, not copied. */
+    int (*zc_send_begin)(struct pme_dev *dev, const void *buf, size_t len);
+    void (*zc_send_end)(struct pme_dev *dev, const void *buf, size_t len);
+    /* zc_recv_begin: the payload of RDATA frames of rendezvous `key` from (node, ep)
+     * is written at its offset into buf (len bytes expected) by the device itself;
+     * such a frame comes to the receive callback with its headers only, dev->placed
+     * saying where its payload is. After zc_recv_end nothing writes into buf. */
+    int (*zc_recv_begin)(struct pme_dev *dev, uint32_t key, uint32_t node, uint16_t ep,
+                         void *buf, size_t len);
+    void (*zc_recv_end)(struct pme_dev *dev, uint32_t key);
 };
 
 /* Every device embeds this first. */
@@ -62,6 +84,9 @@ struct pme_dev {
     const struct pme_dev_ops *ops;
     uint8_t mac[6];
     unsigned mtu;
+    /* Set by the device only while the receive callback runs on a frame whose payload
+     * it placed (zc_recv_begin); NULL otherwise. */
+    const struct pme_dev_placed *placed;
 };
 
 /* The loop device's test hook: cut it from its wire. */

@@ -11,7 +11,11 @@
  * The driver also answers for the endpoint: it replies to PINGs while the file is open
  * (so a process that computes for long is not taken for dead) and sends BYE to the
  * endpoint's peers when the file is closed, even by a killed process.
+ *
+ * And it moves rendezvous data without copies (dev_kernel_zc.c): frames sent from
+ * pinned pages of the sender's buffer, and received straight into the receiver's.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "dev_eth.h"
+#include "dev_kernel_zc.h"
 #include "pme_ioctl.h"
 
 #define PME_DEV_PATH "/dev/pme"
@@ -45,6 +50,7 @@ struct kernel_dev {
     uint32_t tx_cur; /* the next send slot to fill */
     unsigned empty_polls;
     uint32_t state_seen; /* PME_KSTATE_* already reported */
+    struct pme_kzc zc;
 };
 
 static struct pme_kslot *kslot(uint8_t *ring, uint32_t slot_size, uint32_t i)
@@ -61,6 +67,25 @@ static int check_state(struct kernel_dev *d)
     return (fresh & PME_KSTATE_DOWN) || (st & PME_KSTATE_GONE) ? PME_ERR_DEVICE : PME_OK;
 }
 
+/* A frame whose payload the driver placed in an armed buffer: its headers go up with
+ * dev->placed saying where the rest is. */
+static void deliver_placed(struct kernel_dev *d, const struct pme_kslot *s, pme_rx_fn fn,
+                           void *arg)
+{
+    const uint8_t *f = (const uint8_t *)s + PME_KSLOT_HDR_LEN;
+    struct pme_dev_placed placed = {(const uint8_t *)(uintptr_t)s->zc_addr, s->zc_len};
+    if (s->len < PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + sizeof(struct pme_wire_rdata))
+        return;
+    d->base.placed = &placed;
+    fn(arg, f, s->len);
+    d->base.placed = NULL;
+    if (s->zc_flags & PME_KZC_FINISHED) {
+        const struct pme_wire_rdata *rd =
+            (const void *)(f + PME_ETH_HLEN + sizeof(struct pme_wire_hdr));
+        pme_kzc_recv_finished(&d->zc, ntohl(rd->rndv_id));
+    }
+}
+
 static int kernel_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
 {
     struct kernel_dev *d = (struct kernel_dev *)dev;
@@ -70,7 +95,11 @@ static int kernel_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
         /* Acquire: the frame's bytes are the driver's until this word says otherwise. */
         if (__atomic_load_n(&s->status, __ATOMIC_ACQUIRE) != PME_KRX_USER)
             break;
-        if (s->len <= d->slot_size - PME_KSLOT_HDR_LEN)
+        if (s->len > d->slot_size - PME_KSLOT_HDR_LEN)
+            ; /* never from the driver: skipped */
+        else if (s->zc_flags & PME_KZC_PLACED)
+            deliver_placed(d, s, fn, arg);
+        else
             fn(arg, (const uint8_t *)s + PME_KSLOT_HDR_LEN, s->len);
         /* Release: the slot goes back to the driver after we are done reading it. */
         __atomic_store_n(&s->status, PME_KRX_KERNEL, __ATOMIC_RELEASE);
@@ -100,6 +129,24 @@ static size_t fill_slot(struct kernel_dev *d, struct pme_kslot *s, const struct 
     return len;
 }
 
+/* Put an RDATA frame into a zero-copy slot when its payload lies in a buffer being sent
+ * from (zc_send_begin): its headers in the slot, the payload named. 0 if not. */
+static size_t fill_slot_zc(struct kernel_dev *d, struct pme_kslot *s, const struct pme_dev_frame *f)
+{
+    if (!d->zc.nsend || f->iovcnt != 2 || f->iov[0].iov_len <= PME_WIRE_OFF_TYPE ||
+        f->iov[0].iov_len > d->slot_size - PME_KSLOT_HDR_LEN ||
+        ((const uint8_t *)f->iov[0].iov_base)[PME_WIRE_OFF_TYPE] != PME_T_RDATA)
+        return 0;
+    uint32_t region = pme_kzc_send_region(&d->zc, f->iov[1].iov_base, f->iov[1].iov_len);
+    if (!region)
+        return 0;
+    memcpy((uint8_t *)s + PME_KSLOT_HDR_LEN, f->iov[0].iov_base, f->iov[0].iov_len);
+    s->zc_len = (uint32_t)f->iov[1].iov_len;
+    s->zc_region = region;
+    s->zc_addr = (uintptr_t)f->iov[1].iov_base;
+    return f->iov[0].iov_len;
+}
+
 static int kernel_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
 {
     struct kernel_dev *d = (struct kernel_dev *)dev;
@@ -109,14 +156,19 @@ static int kernel_send(struct pme_dev *dev, const struct pme_dev_frame *frames, 
         struct pme_kslot *s = kslot(d->tx, d->slot_size, d->tx_cur);
         if (__atomic_load_n(&s->status, __ATOMIC_ACQUIRE) != PME_KTX_FREE)
             break; /* the ring is full: the caller waits for POLLOUT */
-        size_t len = fill_slot(d, s, &frames[queued]);
+        uint32_t status = PME_KTX_SEND_ZC;
+        size_t len = fill_slot_zc(d, s, &frames[queued]);
+        if (!len) {
+            status = PME_KTX_SEND;
+            len = fill_slot(d, s, &frames[queued]);
+        }
         if (!len) {
             if (!queued)
                 return PME_ERR_INVAL; /* larger than the MTU: never sendable */
             break;
         }
         s->len = (uint32_t)len;
-        __atomic_store_n(&s->status, PME_KTX_SEND, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->status, status, __ATOMIC_RELEASE);
         d->tx_cur = d->tx_cur + 1 == d->tx_slots ? 0 : d->tx_cur + 1;
     }
     if (!queued)
@@ -149,6 +201,7 @@ static uint64_t kernel_overruns(struct pme_dev *dev)
 static void kernel_close(struct pme_dev *dev)
 {
     struct kernel_dev *d = (struct kernel_dev *)dev;
+    pme_kzc_free(&d->zc);
     if (d->mem)
         munmap(d->mem, d->mem_len);
     if (d->fd >= 0)
@@ -235,6 +288,20 @@ static int bind_error(struct kernel_dev *d, int e, const struct pme_config *cfg,
     }
 }
 
+/* Bind; a module of ABI 2 (before zero copy) is bound with that version, zero copy off.
+ * Returns 0 or errno. */
+static int bind_any_abi(struct kernel_dev *d, struct pme_kbind *b)
+{
+    uint32_t abi = 0;
+    if (ioctl(d->fd, PME_IOC_BIND, b) == 0)
+        return 0;
+    int e = errno;
+    if (e != EPROTO || ioctl(d->fd, PME_IOC_VERSION, &abi) < 0 || abi != 2)
+        return e;
+    b->abi_version = abi;
+    return ioctl(d->fd, PME_IOC_BIND, b) < 0 ? errno : 0;
+}
+
 static int bind_and_map(struct kernel_dev *d, const struct pme_config *cfg,
                         const struct pme_dev_who *who, char *err, size_t errlen)
 {
@@ -256,7 +323,7 @@ static int bind_and_map(struct kernel_dev *d, const struct pme_config *cfg,
     } else if (who->auth == PME_AUTH_CRC) {
         b.flags |= PME_KBIND_CHECK_CRC;
     }
-    int rc = ioctl(d->fd, PME_IOC_BIND, &b) < 0 ? errno : 0;
+    int rc = bind_any_abi(d, &b);
     explicit_bzero(b.liveness_key, sizeof(b.liveness_key));
     if (rc)
         return bind_error(d, rc, cfg, who->ep_id, err, errlen);
@@ -273,6 +340,8 @@ static int bind_and_map(struct kernel_dev *d, const struct pme_config *cfg,
     d->rx_slots = b.rx_slots;
     d->tx_slots = b.tx_slots;
     d->slot_size = b.slot_size;
+    d->zc.fd = d->fd;
+    d->zc.on = b.abi_version >= 3;
     memcpy(d->base.mac, b.mac, 6);
     d->base.mtu = b.mtu;
     return PME_OK;
@@ -303,6 +372,27 @@ static int kernel_open(struct pme_dev **out, const struct pme_config *cfg, const
     return PME_OK;
 }
 
+static int kernel_zc_send_begin(struct pme_dev *dev, const void *buf, size_t len)
+{
+    return pme_kzc_send_begin(&((struct kernel_dev *)dev)->zc, buf, len);
+}
+
+static void kernel_zc_send_end(struct pme_dev *dev, const void *buf, size_t len)
+{
+    pme_kzc_send_end(&((struct kernel_dev *)dev)->zc, buf, len);
+}
+
+static int kernel_zc_recv_begin(struct pme_dev *dev, uint32_t key, uint32_t node, uint16_t ep,
+                                void *buf, size_t len)
+{
+    return pme_kzc_recv_begin(&((struct kernel_dev *)dev)->zc, key, node, ep, buf, len);
+}
+
+static void kernel_zc_recv_end(struct pme_dev *dev, uint32_t key)
+{
+    pme_kzc_recv_end(&((struct kernel_dev *)dev)->zc, key);
+}
+
 const struct pme_dev_ops pme_dev_kernel_ops = {
     .name = "kernel",
     .open = kernel_open,
@@ -311,4 +401,8 @@ const struct pme_dev_ops pme_dev_kernel_ops = {
     .send = kernel_send,
     .fd = kernel_fd,
     .rx_overruns = kernel_overruns,
+    .zc_send_begin = kernel_zc_send_begin,
+    .zc_send_end = kernel_zc_send_end,
+    .zc_recv_begin = kernel_zc_recv_begin,
+    .zc_recv_end = kernel_zc_recv_end,
 };

@@ -429,9 +429,12 @@ void pme_link_rx(void *arg, const uint8_t *f, size_t n)
 {
     const struct pme_rx_ctx *in = arg;
     struct pme_ep *ep = in->ep;
+    /* A rendezvous payload the kernel device placed in the receiver's buffer. */
+    const struct pme_dev_placed *placed = ep->devs[in->dev]->placed;
     ep->ctr->rx_frames++;
     ep->ctr->rx_bytes += n;
-    enum pme_wire_verdict v = pme_wire_check(&ep->keys, &ep->dself[in->dev], f, n, ep->mtu);
+    enum pme_wire_verdict v =
+        pme_wire_check_placed(&ep->keys, &ep->dself[in->dev], f, n, placed, ep->mtu);
     if (v == PME_WIRE_OTHER_VERSION) {
         other_version(ep, in->dev, f, n);
         return;

@@ -39,6 +39,13 @@ int pme_rndv_do_accept(struct pme_ep *ep, pme_rndv_t rndv, const struct iovec *i
                        void *ctx);
 int pme_rndv_do_discard(struct pme_ep *ep, pme_rndv_t rndv);
 
+/* rndv_zc.c: zero copy where the device offers it (called by rndv.c only) */
+void pme_rndv_zc_send_begin(struct pme_ep *ep, struct pme_sendreq *req);
+void pme_rndv_zc_send_end(struct pme_ep *ep, struct pme_sendreq *req);
+void pme_rndv_zc_recv_begin(struct pme_ep *ep, struct pme_rndv *r);
+void pme_rndv_zc_recv_end(struct pme_ep *ep, struct pme_rndv *r);
+int pme_rndv_zc_landed(struct pme_ep *ep, const struct pme_rndv *r, uint64_t off, size_t len);
+
 /* pool.c: the endpoint's receive budget and the eager credit drawn from it */
 struct pme_rxbuf *pme_rxbuf_alloc(struct pme_ep *ep, pme_peer_t idx, uint32_t len,
                                   bool on_credit);

@@ -144,6 +144,8 @@ struct pme_config {
     unsigned local_procs;       /* processes of the job on this node (0: unknown) */
     unsigned expected_peers;    /* peers to expect (0: unknown): credit is shared among them */
     size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */
+    size_t zc_min_bytes;        /* smallest rendezvous moved without copies where the
+                                 * device can (kernel), 0: never         PME_ZC_MIN */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
     int helper;                 /* a thread answers while the caller is away PME_HELPER */
     unsigned helper_us;         /* how long away before it does         PME_HELPER_US */

@@ -21,6 +21,13 @@
  *            rings the doorbell (PME_IOC_SEND) once; the driver checks, stamps and
  *            sends every PME_KTX_SEND slot in order and hands it back (PME_KTX_FREE).
  *
+ * Zero copy (ABI 3) adds two kinds of slot. A send slot marked PME_KTX_SEND_ZC holds
+ * only the frame's headers; its payload is zc_len bytes at address zc_addr inside the
+ * registered region zc_region (PME_IOC_ZC_REG), sent from the region's pinned pages.
+ * A receive slot with PME_KZC_PLACED in zc_flags holds only the headers of a
+ * rendezvous frame whose payload the packet handler wrote straight into a buffer the
+ * process armed (PME_IOC_ZC_ARM): zc_len bytes at address zc_addr.
+ *
  * A status word is written last with release semantics and read with acquire
  * semantics on both sides. The driver trusts nothing in the mapped memory: it copies a
  * frame out before it checks it, and a process that scribbles on its rings only loses
@@ -40,11 +47,13 @@
  * PME_IOC_VERSION (whose number never changes) tells the library which one the module
  * speaks, so the error can name both.
  */
-#define PME_ABI_VERSION 2
+#define PME_ABI_VERSION 3
 /*
- * The oldest version the module still binds: version 1 has the same layout, with flags
- * and liveness_key 0 (the driver then answers nothing for the endpoint), so processes
- * linked with an older PME keep working with a newer module.
+ * The oldest version the module still binds: versions 1 and 2 have the same layout
+ * (version 1 with flags and liveness_key 0: the driver then answers nothing for the
+ * endpoint; neither uses the zero-copy slots and ioctls of version 3, which fail for
+ * them with EPROTO), so processes linked with an older PME keep working with a newer
+ * module.
  */
 #define PME_ABI_VERSION_OLDEST 1
 
@@ -150,9 +159,14 @@ struct pme_kring_ctl {
 #define PME_KSTATE_GONE 0x2      /* the interface went away: the endpoint is dead */
 
 struct pme_kslot {
-	__u32 status;           /* PME_RX_* or PME_TX_* */
-	__u32 len;              /* bytes of the frame that follows */
-	__u64 reserved[3];
+	__u32 status;           /* PME_KRX_* or PME_KTX_* */
+	__u32 len;              /* bytes of the frame that follows (zero copy: its headers) */
+	__u32 zc_len;           /* zero copy: payload bytes placed, or to send */
+	__u32 zc_region;        /* send: the region the payload comes from */
+	/* Zero copy: the payload's address, where it was placed or where it is sent from */
+	__u64 zc_addr;
+	__u32 zc_flags;         /* receive: PME_KZC_* */
+	__u32 pad;
 };
 
 #define PME_KSLOT_HDR_LEN 32     /* sizeof(struct pme_kslot): where the frame starts */
@@ -161,6 +175,11 @@ struct pme_kslot {
 #define PME_KRX_USER   1
 #define PME_KTX_FREE   0
 #define PME_KTX_SEND   1
+#define PME_KTX_SEND_ZC 2        /* headers in the slot, payload from a region (ABI 3) */
+
+/* pme_kslot.zc_flags of a receive slot */
+#define PME_KZC_PLACED   0x1     /* the payload is at zc_addr, not in the slot */
+#define PME_KZC_FINISHED 0x2     /* and its arm got its last byte: the driver dropped it */
 
 /* ---- counters ---- */
 
@@ -189,6 +208,17 @@ enum pme_kcounter {
 	PME_KCNT_PING_REFUSED,          /* PINGs not answered: bad MAC or CRC, too many */
 	PME_KCNT_BYE_SENT,              /* BYEs the driver sent when the file was closed */
 	PME_KCNT_BYE_UNTRACKED,         /* peers beyond the driver's table: no BYE for them */
+	PME_KCNT_ZC_PINNED_PAGES,       /* pages pinned for zero copy now (not a sum) */
+	PME_KCNT_ZC_CACHE_HITS,         /* registrations served by a region already pinned */
+	PME_KCNT_ZC_CACHE_MISSES,       /* registrations that pinned pages */
+	PME_KCNT_ZC_INVALIDATIONS,      /* regions dropped because their memory changed */
+	PME_KCNT_ZC_REFUSED,            /* registrations and arms refused (limits, faults) */
+	PME_KCNT_ZC_RX_FRAMES,          /* frames whose payload was placed in a user buffer */
+	PME_KCNT_ZC_RX_BYTES,           /* payload bytes of those */
+	PME_KCNT_ZC_RX_COPIED,          /* frames of an armed receive passed whole instead */
+	PME_KCNT_ZC_TX_FRAMES,          /* frames sent from pinned pages */
+	PME_KCNT_ZC_TX_BYTES,           /* payload bytes of those */
+	PME_KCNT_ZC_TX_COPIED,          /* zero-copy slots of a dropped region: copied or lost */
 	PME_KCNT_NR
 };
 
@@ -199,6 +229,9 @@ enum pme_kcounter {
 	"rx_bad_frame", "rx_too_long", "tx_bad_ethertype", "tx_bad_length", \
 	"tx_bad_version", "tx_src_rewritten", "tx_dropped", "tx_local", \
 	"pong_sent", "ping_refused", "bye_sent", "bye_untracked", \
+	"zc_pinned_pages", "zc_cache_hits", "zc_cache_misses", "zc_invalidations", \
+	"zc_refused", "zc_rx_frames", "zc_rx_bytes", "zc_rx_copied", "zc_tx_frames", \
+	"zc_tx_bytes", "zc_tx_copied", \
 }
 
 #define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */
@@ -228,10 +261,59 @@ struct pme_kcounters {
 #define PME_IOC_SEND            _IO(PME_IOC_MAGIC, 2)
 #define PME_IOC_COUNTERS        _IOR(PME_IOC_MAGIC, 3, struct pme_kcounters)
 #define PME_IOC_GLOBAL_COUNTERS _IOR(PME_IOC_MAGIC, 4, struct pme_kcounters)
+
+/* ---- zero copy (ABI 3) ---- */
+
 /*
- * Numbers 5 to 15 are kept for registering and releasing memory regions for zero-copy
- * rendezvous (pinned pages, invalidated through an MMU notifier). Today they fail with
- * ENOTTY.
+ * Register [addr, addr + len) of the caller's memory: its pages are pinned (charged
+ * to RLIMIT_MEMLOCK) until the last user lets go and the driver's cache of idle
+ * regions drops it, or at once when the process unmaps or remaps any of it (an MMU
+ * notifier). A region already pinned that covers the range is reused (a cache hit).
+ * Returns the region's id: frames of PME_KTX_SEND_ZC slots name it. EINVAL: len 0,
+ * unknown flags; E2BIG: longer than the module's zc_max_region_mb; EFAULT: not
+ * mapped (or read-only, for PME_KZC_RECV); ENOMEM: over RLIMIT_MEMLOCK; ENOSPC: too
+ * many regions; EPERM: another process's endpoint; EPROTO: bound with an older ABI.
  */
+struct pme_kzc_reg {
+	__u64 addr;             /* in */
+	__u64 len;              /* in */
+	__u32 flags;            /* in: PME_KZC_SEND or PME_KZC_RECV */
+	__u32 id;               /* out */
+	__u64 reserved[2];      /* 0 */
+};
+
+#define PME_KZC_SEND 0x1         /* the driver reads the pages (sends from them) */
+#define PME_KZC_RECV 0x2         /* the driver writes them: writable memory only */
+
+/*
+ * Arm a rendezvous receive: the payload of RDATA frames with this rndv_id from
+ * (src_node, src_ep) is written by the packet handler at addr + the frame's offset,
+ * in order, for as long as the arm lasts; each such frame still reaches the receive
+ * ring, with its headers only (PME_KZC_PLACED). A frame out of order (a loss, a
+ * retransmission) reaches the ring whole, as without an arm. The arm ends with its last
+ * byte (PME_KZC_FINISHED on that frame) or with PME_IOC_ZC_DISARM; the buffer is the
+ * driver's to write until then. Errors as for PME_IOC_ZC_REG, and EEXIST (armed
+ * already), ENOSPC (too many arms).
+ */
+struct pme_kzc_arm {
+	__u64 addr;             /* in: where offset 0 goes */
+	__u64 len;              /* in: bytes expected */
+	__u32 rndv_id;          /* in: the receiver's handle RDATA carries */
+	__u32 src_node;         /* in: the sender */
+	__u16 src_ep;           /* in */
+	__u16 pad;              /* 0 */
+	__u32 reserved[3];      /* 0 */
+};
+
+#define PME_IOC_ZC_REG          _IOWR(PME_IOC_MAGIC, 5, struct pme_kzc_reg)
+/* Let go of a region (its id); it may stay pinned in the cache. EINVAL: not held. */
+#define PME_IOC_ZC_UNREG        _IOW(PME_IOC_MAGIC, 6, __u32)
+#define PME_IOC_ZC_ARM          _IOW(PME_IOC_MAGIC, 7, struct pme_kzc_arm)
+/*
+ * End the arm of this rndv_id: once it returns the packet handler writes nothing more
+ * into the buffer. ENOENT: no such arm (never armed, or finished already).
+ */
+#define PME_IOC_ZC_DISARM       _IOW(PME_IOC_MAGIC, 8, __u32)
+/* Numbers 9 to 15 stay free. */
 
 #endif /* PME_IOCTL_H */

@@ -105,6 +105,8 @@ int pme_rndv_convert(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m,
 void pme_sendreq_complete(struct pme_ep *ep, struct pme_sendreq *req, int status)
 {
     struct pme_peer *p = pme_peer_get(ep, req->peer);
+    if (req->state == SREQ_SENDING)
+        pme_rndv_zc_send_end(ep, req);
     if (p->rndv_out)
         p->rndv_out--;
     if (!req->no_event) {
@@ -150,6 +152,7 @@ void pme_rndv_on_cts(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size
         return;
     }
     req->state = SREQ_SENDING;
+    pme_rndv_zc_send_begin(ep, req);
     m->owner = req;
     m->cur = &req->cur;
     m->len = accepted;
@@ -207,6 +210,8 @@ int pme_rndv_on_rts(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, size_
 
 static void rndv_free(struct pme_ep *ep, struct pme_rndv *r)
 {
+    if (r->state == RNDV_ACCEPTED)
+        pme_rndv_zc_recv_end(ep, r);
     if (r->hdrbuf)
         pme_rxbuf_free(ep, r->hdrbuf);
     pme_slots_del(&ep->rndvs, r->id);
@@ -301,8 +306,10 @@ int pme_rndv_do_accept(struct pme_ep *ep, pme_rndv_t rndv, const struct iovec *i
         return PME_ERR_NOMEM;
     memcpy(r->iov, iov, (size_t)iovcnt * sizeof(*iov));
     pme_iov_cursor_init(&r->cur, r->iov, iovcnt);
+    pme_rndv_zc_recv_begin(ep, r);
     int rc = answer(ep, r, r->expected, 0);
     if (rc) {
+        pme_rndv_zc_recv_end(ep, r);
         free(r->iov);
         r->iov = NULL;
         return rc;
@@ -345,8 +352,15 @@ void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, si
         ep->ctr->drop_bad_header++;
         return;
     }
-    pme_iov_cursor_seek(&r->cur, off);
-    pme_iov_cursor_copy_in(&r->cur, payload, len);
+    int zc = pme_rndv_zc_landed(ep, r, off, len);
+    if (zc < 0) {
+        ep->ctr->drop_bad_header++;
+        return;
+    }
+    if (!zc) {
+        pme_iov_cursor_seek(&r->cur, off);
+        pme_iov_cursor_copy_in(&r->cur, payload, len);
+    }
     r->received += len;
     if (r->received == r->expected)
         rndv_done(ep, r, r->expected < r->total ? PME_ERR_TRUNC : PME_OK);

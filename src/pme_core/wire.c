@@ -138,9 +138,10 @@ static bool same16(const uint8_t *a, const uint8_t *b)
     return d == 0;
 }
 
-enum pme_wire_verdict pme_wire_check(const struct pme_wire_keys *k,
-                                     const struct pme_wire_self *self, const uint8_t *f,
-                                     size_t n, unsigned mtu)
+/* The check of a frame whose bytes after f[0..n) are `placed` (NULL: none). */
+static enum pme_wire_verdict check_frame(const struct pme_wire_keys *k,
+                                         const struct pme_wire_self *self, const uint8_t *f,
+                                         size_t n, const struct iovec *placed, unsigned mtu)
 {
     /* The version-stable prefix first: a VERSION_NAK is shorter than our header. */
     if (n < PME_ETH_HLEN + 4)
@@ -158,9 +159,13 @@ enum pme_wire_verdict pme_wire_check(const struct pme_wire_keys *k,
     if (ntohl(wh->job_id) != k->job_id)
         return PME_WIRE_FOREIGN_JOB;
     size_t len = ntohs(wh->len);
-    if (PME_ETH_HLEN + HDR_BYTES + len > n)
+    size_t ext = placed ? placed->iov_len : 0;
+    if (PME_ETH_HLEN + HDR_BYTES + len > n + ext)
         return PME_WIRE_SHORT;
     if (HDR_BYTES + len > mtu)
+        return PME_WIRE_BAD_HEADER;
+    /* A placed payload follows the headers exactly, and only rendezvous data has one. */
+    if (placed && (PME_ETH_HLEN + HDR_BYTES + len != n + ext || wh->type != PME_T_RDATA))
         return PME_WIRE_BAD_HEADER;
     uint16_t flags = ntohs(wh->flags);
     int kind = flags & PME_F_CHECK_MAC ? PME_F_CHECK_MAC
@@ -175,12 +180,32 @@ enum pme_wire_verdict pme_wire_check(const struct pme_wire_keys *k,
     struct pme_wire_hdr h = *wh;
     h.hops_left = 0;
     memset(h.check, 0, sizeof(h.check));
-    struct iovec v[2] = {{&h, HDR_BYTES}, {(void *)(wh + 1), len}};
+    struct iovec v[3] = {{&h, HDR_BYTES}, {(void *)(wh + 1), len - ext}};
+    if (placed)
+        v[2] = *placed;
     uint8_t c[16];
-    compute_check(k, kind, v, 2, &h, c);
+    compute_check(k, kind, v, placed ? 3 : 2, &h, c);
     if (kind == PME_F_CHECK_MAC)
         return same16(c, wh->check) ? PME_WIRE_OK : PME_WIRE_BAD_MAC;
     return memcmp(c, wh->check, 4) ? PME_WIRE_BAD_CRC : PME_WIRE_OK;
+}
+
+enum pme_wire_verdict pme_wire_check(const struct pme_wire_keys *k,
+                                     const struct pme_wire_self *self, const uint8_t *f,
+                                     size_t n, unsigned mtu)
+{
+    return check_frame(k, self, f, n, NULL, mtu);
+}
+
+enum pme_wire_verdict pme_wire_check_placed(const struct pme_wire_keys *k,
+                                            const struct pme_wire_self *self,
+                                            const uint8_t *f, size_t n,
+                                            const struct pme_dev_placed *placed, unsigned mtu)
+{
+    if (!placed)
+        return check_frame(k, self, f, n, NULL, mtu);
+    struct iovec v = {(void *)placed->data, placed->len};
+    return check_frame(k, self, f, n, &v, mtu);
 }
 
 /* ---- VERSION_NAK ---- */

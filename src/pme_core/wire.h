@@ -74,6 +74,12 @@ enum pme_wire_verdict {
 enum pme_wire_verdict pme_wire_check(const struct pme_wire_keys *k,
                                      const struct pme_wire_self *self, const uint8_t *frame,
                                      size_t len, unsigned mtu);
+/* The same for a frame whose payload the device placed elsewhere (zero copy): frame
+ * holds its headers, placed (if not NULL) the rest, which the MAC or CRC covers too. */
+enum pme_wire_verdict pme_wire_check_placed(const struct pme_wire_keys *k,
+                                            const struct pme_wire_self *self,
+                                            const uint8_t *frame, size_t len,
+                                            const struct pme_dev_placed *placed, unsigned mtu);
 
 /* ---- VERSION_NAK ---- */
 

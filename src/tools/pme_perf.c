@@ -41,6 +41,18 @@ static int outstanding_rndv; /* rendezvous sends not yet complete */
 static pme_peer_t peer;
 static uint8_t *sbuf, *rbuf;
 static size_t max_size;
+/* Rendezvous receives in flight each get a slice of rbuf of their own, the lowest free
+ * one (so a ping-pong always reuses the first): two messages never land in the same
+ * bytes at once, as MPI requires of its receive buffers (the kernel device writes them
+ * as the frames arrive). */
+#define RSLOTS 64
+static uint64_t rslots_busy;
+static const uint8_t *rdata; /* the last message received */
+
+struct rctx {
+    struct msg_hdr h;
+    int slot;
+};
 
 static double now_s(void)
 {
@@ -63,9 +75,9 @@ static uint8_t pattern(uint64_t i, uint32_t seq)
     return (uint8_t)((i * 131u) ^ (i >> 9) ^ seq);
 }
 
-/* Receive one whole message (eager or rendezvous); returns its header. Offers are
- * accepted into rbuf as they come (several may be in flight when streaming); each
- * carries a copy of its header to its RECV_DONE. */
+/* Receive one whole message (eager or rendezvous); returns its header, and rdata its
+ * bytes. Offers are accepted into a free slice of rbuf as they come (several may be in
+ * flight when streaming); each carries a copy of its header to its RECV_DONE. */
 static struct msg_hdr recv_msg(size_t *len)
 {
     struct pme_event ev;
@@ -85,18 +97,24 @@ static struct msg_hdr recv_msg(size_t *len)
             memcpy(&h, ev.hdr, sizeof(h));
             if (ev.data_len)
                 memcpy(rbuf, ev.data, ev.data_len);
+            rdata = rbuf;
             *len = ev.data_len;
             peer = ev.peer; /* the server answers whoever spoke */
             pme_event_release(ep, &ev);
             return h;
         }
         if (ev.type == PME_EV_RTS) {
-            struct msg_hdr *h = malloc(sizeof(*h));
-            if (!h || ev.total > max_size)
+            struct rctx *c = malloc(sizeof(*c));
+            if (!c || ev.total > max_size)
                 die("offer larger than the largest size", PME_ERR_INVAL);
-            memcpy(h, ev.hdr, sizeof(*h));
-            struct iovec iov = {rbuf, ev.total};
-            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, h);
+            memcpy(&c->h, ev.hdr, sizeof(c->h));
+            uint64_t nslots = ev.total ? max_size / ev.total : 1;
+            c->slot = rslots_busy == ~0ull ? 0 : __builtin_ctzll(~rslots_busy);
+            if ((uint64_t)c->slot >= nslots || c->slot >= RSLOTS)
+                c->slot = 0;
+            rslots_busy |= 1ull << c->slot;
+            struct iovec iov = {rbuf + (size_t)c->slot * ev.total, ev.total};
+            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, c);
             if (rc)
                 die("accept", rc);
             continue;
@@ -104,8 +122,11 @@ static struct msg_hdr recv_msg(size_t *len)
         if (ev.type == PME_EV_RECV_DONE) {
             if (ev.status)
                 die("receive", ev.status);
-            struct msg_hdr h = *(struct msg_hdr *)ev.ctx;
-            free(ev.ctx);
+            struct rctx *c = ev.ctx;
+            struct msg_hdr h = c->h;
+            rdata = rbuf + (size_t)c->slot * ev.total;
+            rslots_busy &= ~(1ull << c->slot);
+            free(c);
             *len = ev.data_len;
             peer = ev.peer;
             return h;
@@ -172,7 +193,7 @@ static void check(uint64_t size, uint32_t seq, size_t len)
         exit(1);
     }
     for (uint64_t i = 0; i < size; i++)
-        if (rbuf[i] != pattern(i, seq)) {
+        if (rdata[i] != pattern(i, seq)) {
             fprintf(stderr, "pme_perf: message %u: byte %llu is wrong\n", seq,
                     (unsigned long long)i);
             exit(1);
@@ -189,7 +210,7 @@ static int server(const struct opts *o)
         switch (h.op) {
         case OP_PING:
             if (o->verify)
-                memcpy(sbuf, rbuf, len);
+                memcpy(sbuf, rdata, len);
             send_msg(OP_PING, h.seq, h.size, 0);
             reap_sends(0, NULL, NULL);
             break;

@@ -13,6 +13,11 @@
  *                                              wait for stdin EOF, print poll and doorbell
  *   kmod_tool flood-close IFACE DSTMAC DSTEP   fill the send ring, ring once, close
  *                                              with the rings still mapped, use them
+ *   kmod_tool zc-abuse IFACE                   bad zero-copy registrations and arms
+ *   kmod_tool zc-xfer IFACE                    a zero-copy rendezvous between two
+ *                                              endpoints of this process, checked
+ *   kmod_tool zc-hold IFACE MB                 hold MB MiB registered and armed until
+ *                                              killed (or stdin EOF)
  *
  * Exits 0 when every check passed; prints "FAIL: ..." lines otherwise.
  */
@@ -28,33 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pme_ioctl.h"
+#include "kmod_tool.h"
 
-#define DEV "/dev/pme"
+int fails;
 
-static int fails;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (cond) {                                                                        \
-            printf("ok: ");                                                                \
-        } else {                                                                           \
-            printf("FAIL: ");                                                              \
-            fails++;                                                                       \
-        }                                                                                  \
-        printf(__VA_ARGS__);                                                               \
-        printf("\n");                                                                      \
-    } while (0)
-
-struct kep {
-    int fd;
-    struct pme_kbind b;
-    uint8_t *mem;
-    uint32_t tx_cur;
-    uint32_t rx_cur;
-};
-
-static int open_dev(void)
+int open_dev(void)
 {
     int fd = open(DEV, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
@@ -64,7 +47,7 @@ static int open_dev(void)
     return fd;
 }
 
-static void bind_req(struct pme_kbind *b, const char *ifname, unsigned ep_id)
+void bind_req(struct pme_kbind *b, const char *ifname, unsigned ep_id)
 {
     memset(b, 0, sizeof(*b));
     b->abi_version = PME_ABI_VERSION;
@@ -75,9 +58,7 @@ static void bind_req(struct pme_kbind *b, const char *ifname, unsigned ep_id)
     b->tx_bytes = 256u << 10;
 }
 
-/* Bind and map, or exit. */
-static void kep_open(struct kep *k, const char *ifname, unsigned ep_id, uint32_t job,
-                     uint32_t node)
+void kep_open(struct kep *k, const char *ifname, unsigned ep_id, uint32_t job, uint32_t node)
 {
     k->fd = open_dev();
     bind_req(&k->b, ifname, ep_id);
@@ -96,13 +77,12 @@ static void kep_open(struct kep *k, const char *ifname, unsigned ep_id, uint32_t
     k->tx_cur = k->rx_cur = 0;
 }
 
-static struct pme_kslot *kep_slot(struct kep *k, uint64_t off, uint32_t i)
+struct pme_kslot *kep_slot(struct kep *k, uint64_t off, uint32_t i)
 {
     return (struct pme_kslot *)(k->mem + off + (size_t)i * k->b.slot_size);
 }
 
-/* Queue one frame; 0 when the ring is full. */
-static int kep_queue(struct kep *k, const uint8_t *frame, uint32_t len)
+int kep_queue(struct kep *k, const uint8_t *frame, uint32_t len)
 {
     struct pme_kslot *s = kep_slot(k, k->b.tx_offset, k->tx_cur);
     if (__atomic_load_n(&s->status, __ATOMIC_ACQUIRE) != PME_KTX_FREE)
@@ -124,24 +104,24 @@ static int parse_mac(const char *s, uint8_t mac[6])
     return 0;
 }
 
-static void put16(uint8_t *p, unsigned v)
+void put16(uint8_t *p, unsigned v)
 {
     p[0] = (uint8_t)(v >> 8);
     p[1] = (uint8_t)v;
 }
 
-static void put32(uint8_t *p, uint32_t v)
+void put32(uint8_t *p, uint32_t v)
 {
     put16(p, v >> 16);
     put16(p + 2, v & 0xffff);
 }
 
-static unsigned get16(const uint8_t *p)
+unsigned get16(const uint8_t *p)
 {
     return (unsigned)p[0] << 8 | p[1];
 }
 
-static uint32_t get32(const uint8_t *p)
+uint32_t get32(const uint8_t *p)
 {
     return (uint32_t)get16(p) << 16 | get16(p + 2);
 }
@@ -479,7 +459,8 @@ static int cmd_abuse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: kmod_tool abuse|send|recv|counter|hold|flood-close ...\n");
+        fprintf(stderr, "usage: kmod_tool abuse|send|recv|counter|hold|flood-close|zc-abuse|"
+                        "zc-xfer|zc-hold ...\n");
         return 2;
     }
     const char *cmd = argv[1];
@@ -497,6 +478,12 @@ int main(int argc, char **argv)
         return cmd_hold(argc, argv);
     if (!strcmp(cmd, "flood-close"))
         return cmd_flood_close(argc, argv);
+    if (!strcmp(cmd, "zc-abuse"))
+        return cmd_zc_abuse(argc, argv);
+    if (!strcmp(cmd, "zc-xfer"))
+        return cmd_zc_xfer(argc, argv);
+    if (!strcmp(cmd, "zc-hold"))
+        return cmd_zc_hold(argc, argv);
     fprintf(stderr, "kmod_tool: unknown command %s\n", cmd);
     return 2;
 }

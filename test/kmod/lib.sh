@@ -44,6 +44,31 @@ kmod_need_tools() {
     done
 }
 
+# On the host: MPICH with ch4:pme in KMOD_MPICH (PME_MPICH_PREBUILT, else what
+# maint/build-mpich builds), or fail.
+kmod_mpich() {
+    KMOD_MPICH=${PME_MPICH_PREBUILT:-}
+    if [ -z "$KMOD_MPICH" ]; then
+        KMOD_MPICH=$("$srcdir/maint/build-mpich" -q) || { echo "FAIL: maint/build-mpich"; exit 1; }
+        KMOD_MPICH=${KMOD_MPICH##*prefix: }
+    fi
+    [ -x "$KMOD_MPICH/bin/mpicc" ] || { echo "FAIL: no mpicc in $KMOD_MPICH/bin"; exit 1; }
+}
+
+# kmod_wait_server PID: wait until the server PID wrote its address to $WORK/addr; fail
+# with its log ($WORK/server.log) if it ends first.
+kmod_wait_server() {
+    local pid=$1
+    for _ in $(seq 200); do
+        [ -s "$WORK/addr" ] && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    cat "$WORK/server.log"
+    echo "FAIL: the server did not start"
+    exit 1
+}
+
 # In the guest: load the module just built, with the given parameters.
 # In the guest: what pme.ko needs (gf128mul), which insmod does not load (modprobe of
 # an installed module would).

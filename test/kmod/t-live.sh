@@ -29,14 +29,7 @@ serve() { # device nap_ms: a napper server in namespace b
     PME_DEVICE=$1 ip netns exec ${n}b "${user[@]}" "$NAPPER" server ${n}vb "$WORK/addr" "$2" \
         >"$WORK/server.log" 2>&1 &
     SERVER=$!
-    for _ in $(seq 200); do
-        [ -s "$WORK/addr" ] && return 0
-        kill -0 $SERVER 2>/dev/null || break
-        sleep 0.05
-    done
-    cat "$WORK/server.log"
-    echo "FAIL: the server did not start"
-    exit 1
+    kmod_wait_server $SERVER
 }
 
 client() { # device

@@ -13,12 +13,8 @@ kmod_need_root
 
 if [ -z "${PME_IN_VM:-}" ]; then
     kmod_build
-    prefix=${PME_MPICH_PREBUILT:-}
-    if [ -z "$prefix" ]; then
-        prefix=$("$srcdir/maint/build-mpich" -q) || { echo "FAIL: maint/build-mpich"; exit 1; }
-        prefix=${prefix##*prefix: }
-    fi
-    [ -x "$prefix/bin/mpicc" ] || { echo "FAIL: no mpicc in $prefix/bin"; exit 1; }
+    kmod_mpich
+    prefix=$KMOD_MPICH
     # Where the guest sees it too (its /tmp is its own).
     dir=$(mktemp -d "$builddir/kmpi.XXXXXX")
     chmod 755 "$dir"

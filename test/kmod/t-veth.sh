@@ -34,14 +34,7 @@ serve() { # ns iface
     ip netns exec "$1" "${user[@]}" "$PME_PERF" server -i "$2" --addr-file "$WORK/addr" \
         --verify >"$WORK/server.log" 2>&1 &
     SERVER=$!
-    for _ in $(seq 200); do
-        [ -s "$WORK/addr" ] && return 0
-        kill -0 $SERVER 2>/dev/null || break
-        sleep 0.05
-    done
-    cat "$WORK/server.log"
-    echo "FAIL: the server did not start"
-    exit 1
+    kmod_wait_server $SERVER
 }
 
 serve ${n}b ${n}vb

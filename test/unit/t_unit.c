@@ -155,6 +155,62 @@ static void test_wire_check(void)
     pme_wire_keys_wipe(&mac2);
 }
 
+/* Zero copy: a rendezvous frame whose payload the device placed elsewhere is checked
+ * over its headers and the placed bytes, as if they were one frame. */
+static void test_wire_check_placed(void)
+{
+    struct pme_wire_self a = {{2, 0, 0, 0, 0, 1}, 7, 0x0a000001, 0x1111, htons(0x88B5), 16};
+    struct pme_wire_self b = {{2, 0, 0, 0, 0, 2}, 9, 0x0a000002, 0x2222, htons(0x88B5), 16};
+    uint8_t secret[16] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6};
+    struct pme_wire_keys keys[2];
+    char err[200];
+    CHECK(pme_wire_keys_init(&keys[0], PME_AUTH_MAC, secret, 16, 0, err, sizeof(err)) == 0,
+          "%s", err);
+    CHECK(pme_wire_keys_init(&keys[1], PME_AUTH_CRC, NULL, 0, 42, err, sizeof(err)) == 0, "%s",
+          err);
+    for (int k = 0; k < 2; k++) {
+        uint8_t hdrs[PME_HDRS_BYTES], payload[1000], whole[PME_HDRS_BYTES + 1000];
+        for (int i = 0; i < 1000; i++)
+            payload[i] = (uint8_t)(i * 7);
+        size_t sub = sizeof(struct pme_wire_rdata);
+        for (int type = PME_T_RDATA; type >= PME_T_DATA; type -= PME_T_RDATA - PME_T_DATA) {
+            struct pme_wire_hdr *wh =
+                pme_wire_start(hdrs, &a, b.mac, b.node, b.ep, type, sub + sizeof(payload));
+            wh->job_id = htonl(keys[k].job_id);
+            memset(wh + 1, 0x42, sub);
+            size_t hl = PME_ETH_HLEN + sizeof(*wh) + sub;
+            struct pme_dev_frame f = {.iov = {{hdrs, hl}, {payload, sizeof(payload)}}, .iovcnt = 2};
+            pme_wire_seal(&keys[k], &a, 9, &f);
+            struct pme_dev_placed pl = {payload, sizeof(payload)};
+            enum pme_wire_verdict v = pme_wire_check_placed(&keys[k], &b, hdrs, hl, &pl, 9000);
+            if (type == PME_T_DATA) {
+                CHECK(v == PME_WIRE_BAD_HEADER, "%d: a placed payload of DATA: verdict %d", k, v);
+                continue;
+            }
+            CHECK(v == PME_WIRE_OK, "%d: headers and placed payload refused (%d)", k, v);
+            memcpy(whole, hdrs, hl);
+            memcpy(whole + hl, payload, sizeof(payload));
+            CHECK(pme_wire_check(&keys[k], &b, whole, hl + sizeof(payload), 9000) == PME_WIRE_OK,
+                  "%d: the same frame whole refused", k);
+            CHECK(pme_wire_check_placed(&keys[k], &b, whole, hl + sizeof(payload), NULL, 9000) ==
+                      PME_WIRE_OK,
+                  "%d: nothing placed is the plain check", k);
+            payload[500] ^= 1;
+            v = pme_wire_check_placed(&keys[k], &b, hdrs, hl, &pl, 9000);
+            CHECK(v == (k ? PME_WIRE_BAD_CRC : PME_WIRE_BAD_MAC),
+                  "%d: a changed placed byte passed (%d)", k, v);
+            payload[500] ^= 1;
+            pl.len--;
+            CHECK(pme_wire_check_placed(&keys[k], &b, hdrs, hl, &pl, 9000) == PME_WIRE_SHORT,
+                  "%d: a placed payload short of the header's length", k);
+            pl.len += 2;
+            CHECK(pme_wire_check_placed(&keys[k], &b, hdrs, hl, &pl, 9000) ==
+                      PME_WIRE_BAD_HEADER,
+                  "%d: a placed payload longer than the header says", k);
+        }
+    }
+}
+
 static void test_crc32c(void)
 {
     /* The standard check value of CRC-32C. */
@@ -375,6 +431,7 @@ int main(void)
 {
     test_wire_layout();
     test_wire_check();
+    test_wire_check_placed();
     test_crc32c();
     test_seq();
     test_slots();
