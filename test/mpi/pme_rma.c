@@ -217,6 +217,77 @@ static void active(MPI_Win win, struct layout *mine)
     MPI_Group_free(&world);
 }
 
+/* Gets and a fetch that the closing synchronization must wait for: rank 0 issues them
+ * only after the target (the last rank, on another node in every run of t-rma.sh) has
+ * entered its side of that synchronization, so a fence, complete or flush_all that
+ * returned without their answers would return with most of BULK bytes still on the
+ * wire. Under fence, post/start/complete/wait and lock_all/flush_all in turn; the
+ * target's bulk bytes change from one to the next. */
+static void late_answers(MPI_Win win, struct layout *mine)
+{
+    static unsigned char back[BULK];
+    const int target = size - 1;
+    const struct timespec lag = {0, 300 * 1000 * 1000};
+    const char *sync[] = {"fence", "complete", "flush_all"};
+    const int peer = rank == 0 ? target : 0; /* of the origin's or the target's PSCW */
+    MPI_Group world, only;
+    if (size < 2)
+        return;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &peer, &only);
+    for (int phase = 0; phase < 3; phase++) {
+        int seed = 50 + phase;
+        long fetched = -1, unused = 0;
+        check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win), "lock self");
+        for (int i = 0; i < BULK; i++)
+            mine->bulk[i] = bulk_byte(seed + rank, i);
+        mine->fadd = 1000 * seed + rank;
+        check(MPI_Win_unlock(rank, win), "unlock self");
+        check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
+        memset(back, 0, BULK);
+        int origin = rank == 0, serves = rank == target;
+        if (phase == 0)
+            check(MPI_Win_fence(0, win), "fence");
+        else if (phase == 1 && serves)
+            check(MPI_Win_post(only, 0, win), "post");
+        else if (phase == 1 && origin)
+            check(MPI_Win_start(only, 0, win), "start");
+        else if (phase == 2 && origin)
+            check(MPI_Win_lock_all(0, win), "lock_all");
+        if (origin) {
+            nanosleep(&lag, NULL);
+            check(MPI_Get(back, BULK, MPI_BYTE, target, offsetof(struct layout, bulk), BULK,
+                          MPI_BYTE, win), "late get");
+            check(MPI_Fetch_and_op(&unused, &fetched, MPI_LONG, target,
+                                   offsetof(struct layout, fadd), MPI_NO_OP, win),
+                  "late fetch");
+        }
+        if (phase == 0)
+            check(MPI_Win_fence(0, win), "fence");
+        else if (phase == 1 && serves)
+            check(MPI_Win_wait(win), "wait");
+        else if (phase == 1 && origin)
+            check(MPI_Win_complete(win), "complete");
+        else if (phase == 2 && origin)
+            check(MPI_Win_flush_all(win), "flush_all");
+        if (origin) {
+            /* checked before anything else may make progress */
+            int bad = 0;
+            for (int i = 0; i < BULK; i++)
+                bad += back[i] != bulk_byte(seed + target, i);
+            EXPECT(!bad, "%s returned with %d of %d bytes of a get not landed", sync[phase],
+                   bad, BULK);
+            EXPECT(fetched == 1000 * seed + target, "%s returned before a fetch's answer (%ld)",
+                   sync[phase], fetched);
+        }
+        if (phase == 2 && origin)
+            check(MPI_Win_unlock_all(win), "unlock_all");
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
+    MPI_Group_free(&only);
+    MPI_Group_free(&world);
+}
+
 /* Rank 0 computes; the others operate on its window meanwhile. Returns 1 when the
  * origins' epochs finished within half the computation. */
 static int computing_target(double secs)
@@ -302,6 +373,7 @@ int main(int argc, char **argv)
     passive(win, mine);
     check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
     active(win, mine);
+    late_answers(win, mine);
     check(MPI_Win_free(&win), "free");
 
     int fast = computing_target(secs);

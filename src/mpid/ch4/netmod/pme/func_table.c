@@ -86,7 +86,9 @@ MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     .mpi_op_commit_hook = MPIDI_PME_op_hook,
     .mpi_op_free_hook = MPIDI_PME_op_hook,
 
-    /* one-sided: PME's own where it can (rma.c, rma_sync.c), MPIDIG's otherwise */
+    /* one-sided: PME's own where it can (rma.c, rma_sync.c), MPIDIG's otherwise; every
+     * call that completes an epoch goes through rma_sync.c, whose MPIDIG calls reach
+     * PME's completion hooks (here they would reach the AM fallback's, which do nothing) */
     .mpi_win_set_info = MPIDIG_mpi_win_set_info,
     .mpi_win_get_info = MPIDIG_mpi_win_get_info,
     .mpi_win_shared_query = MPIDI_NM_mpi_win_shared_query,
@@ -108,7 +110,7 @@ MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     .mpi_fetch_and_op = MPIDI_PME_mpi_fetch_and_op,
     .mpi_compare_and_swap = MPIDI_PME_mpi_compare_and_swap,
     .mpi_win_start = MPIDI_NM_mpi_win_start,
-    .mpi_win_complete = MPIDI_NM_mpi_win_complete,
+    .mpi_win_complete = MPIDI_PME_mpi_win_complete,
     .mpi_win_post = MPIDI_NM_mpi_win_post,
     .mpi_win_wait = MPIDI_NM_mpi_win_wait,
     .mpi_win_test = MPIDI_NM_mpi_win_test,
@@ -116,9 +118,9 @@ MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     .mpi_win_unlock = MPIDI_PME_mpi_win_unlock,
     .mpi_win_lock_all = MPIDI_PME_mpi_win_lock_all,
     .mpi_win_unlock_all = MPIDI_PME_mpi_win_unlock_all,
-    .mpi_win_fence = MPIDI_NM_mpi_win_fence,
+    .mpi_win_fence = MPIDI_PME_mpi_win_fence,
     .mpi_win_flush = MPIDI_PME_mpi_win_flush,
-    .mpi_win_flush_all = MPIDI_NM_mpi_win_flush_all,
+    .mpi_win_flush_all = MPIDI_PME_mpi_win_flush_all,
     .mpi_win_flush_local = MPIDI_PME_mpi_win_flush_local,
     .mpi_win_flush_local_all = MPIDI_PME_mpi_win_flush_local_all,
     .mpi_win_sync = MPIDI_NM_mpi_win_sync,

@@ -78,6 +78,9 @@ int MPIDI_PME_mpi_win_unlock_all(MPIR_Win * win);
 int MPIDI_PME_mpi_win_flush(int rank, MPIR_Win * win, MPIDI_av_entry_t * addr);
 int MPIDI_PME_mpi_win_flush_local(int rank, MPIR_Win * win, MPIDI_av_entry_t * addr);
 int MPIDI_PME_mpi_win_flush_local_all(MPIR_Win * win);
+int MPIDI_PME_mpi_win_fence(int assert, MPIR_Win * win);
+int MPIDI_PME_mpi_win_complete(MPIR_Win * win);
+int MPIDI_PME_mpi_win_flush_all(MPIR_Win * win);
 int MPIDI_PME_rma_win_cmpl_hook(MPIR_Win * win);
 int MPIDI_PME_rma_target_cmpl_hook(int rank, MPIR_Win * win);
 

@@ -173,6 +173,29 @@ int MPIDI_PME_mpi_win_flush_local_all(MPIR_Win * win)
     return MPIDIG_mpi_win_flush_all(win);
 }
 
+/* ---- MPIDIG's synchronization that ends epochs ---- */
+
+/* MPIDIG's fence, complete and flush_all, compiled here so that their completion hooks
+ * are ours (netmod_impl.h calls them through the function table). The function table
+ * must not name MPIDI_NM_mpi_win_fence and the like: in func_table.c, netmod_inline.h
+ * gives MPIDIG the AM fallback's hooks, which do nothing, and the epoch would end with
+ * PME's gets and fetches unanswered and its puts unacknowledged. (Unlock, unlock_all and
+ * the flushes are here already; start, post, wait and test complete nothing.) */
+int MPIDI_PME_mpi_win_fence(int assert, MPIR_Win * win)
+{
+    return MPIDIG_mpi_win_fence(assert, win);
+}
+
+int MPIDI_PME_mpi_win_complete(MPIR_Win * win)
+{
+    return MPIDIG_mpi_win_complete(win);
+}
+
+int MPIDI_PME_mpi_win_flush_all(MPIR_Win * win)
+{
+    return MPIDIG_mpi_win_flush_all(win);
+}
+
 /* ---- the completion hooks of MPIDIG's synchronization ---- */
 
 int MPIDI_PME_rma_win_cmpl_hook(MPIR_Win * win)
