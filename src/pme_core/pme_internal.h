@@ -141,6 +141,7 @@ struct pme_rreq {
     uint32_t id;            /* slot handle in ep->rreqs, the request's req_id */
     uint8_t *dst;           /* GET, FETCH, CAS: where the answer's bytes land */
     uint64_t len, received;
+    bool sent;              /* left the peer's held requests (counted in rma_asking) */
 };
 
 /* ---- layer 3 (the link) owns these ---- */
@@ -228,6 +229,9 @@ struct pme_peer {
     uint32_t rma_pending;   /* our one-sided operations to it not complete */
     int rma_status;         /* the first of them that failed since the caller asked */
     uint32_t rma_answers;   /* our answers to its requests, not yet acknowledged */
+    uint32_t rma_asking;    /* our requests it has yet to answer, sent */
+    struct pme_txmsg *rma_held, *rma_held_tail; /* our requests not sent yet: they wait
+                             * while it owes PME_RMA_MAX_ASKING answers (rma_origin.c) */
     bool rma_skip;          /* the first frame of its current request was refused: so are
                              * the others */
     struct pme_rxbuf *asm_buf; /* the eager message being assembled from it */

@@ -15,6 +15,17 @@
 #define PME_RMA_ITEM_READS 0x4u   /* it streams from a window (owner): release it */
 #define PME_RMA_ITEM_HOLDS 0x8u   /* ... and keeps its peer's hold of the lock */
 
+/* Answers a target owes one peer, unacknowledged, before that peer's requests wait
+ * (refused for now, resent by the link). */
+#define PME_RMA_MAX_ANSWERS 1024
+
+/* Requests of ours that one peer has yet to answer, at most (rma_origin.c): the rest
+ * wait in order at the origin. A target's answers queue behind its own requests to the
+ * origin; were the origin allowed more than the target answers before it refuses, two
+ * processes getting from each other could each refuse the other's requests forever.
+ * The margin covers acknowledgements of answers still on their way. */
+#define PME_RMA_MAX_ASKING (PME_RMA_MAX_ANSWERS / 2)
+
 /* Whether a request is answered (DATA, DONE or NAK) rather than complete when the link
  * acknowledges it. */
 static inline bool pme_rma_answered(const struct pme_wire_rma *r)

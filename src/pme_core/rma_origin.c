@@ -5,6 +5,10 @@
  * when the link acknowledges their last frame (the target acknowledges only what it has
  * acted on); gets, fetching accumulates, compare-and-swaps, locks and the operations
  * that take a lock wait for their answer, which names them by req_id.
+ *
+ * A peer is asked at most PME_RMA_MAX_ASKING answers at a time: further requests wait
+ * here, in order (what follows an operation must not overtake it: accumulates keep their
+ * order, an unlock follows what it ends), and go as answers come in.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -36,11 +40,68 @@ static int status_of_nak(uint32_t why)
     }
 }
 
+/* The request an item of ours waits for an answer to; NULL: it is complete when
+ * acknowledged. */
+static struct pme_rreq *asks(struct pme_ep *ep, const struct pme_txmsg *m)
+{
+    struct pme_wire_rma r;
+    memcpy(&r, m->data, sizeof(r));
+    return r.req_id ? pme_slots_get(&ep->rreqs, ntohl(r.req_id)) : NULL;
+}
+
+/* Queue held requests on the link, in order, while the peer may be asked for more
+ * answers. Returns whether any went. */
+static bool send_held(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    bool any = false;
+    while (p->rma_held && p->tx_state != TX_FAILED) {
+        struct pme_txmsg *m = p->rma_held;
+        struct pme_rreq *q = asks(ep, m);
+        if (q && p->rma_asking >= PME_RMA_MAX_ASKING)
+            break;
+        p->rma_held = m->next;
+        if (!p->rma_held)
+            p->rma_held_tail = NULL;
+        if (q) {
+            q->sent = true;
+            p->rma_asking++;
+        }
+        pme_link_enqueue(ep, idx, m);
+        any = true;
+    }
+    return any;
+}
+
 static void complete(struct pme_ep *ep, struct pme_rreq *q, int status)
 {
-    one_done(pme_peer_get(ep, q->peer), status);
+    pme_peer_t idx = q->peer;
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    bool sent = q->sent;
+    one_done(p, status);
     pme_slots_del(&ep->rreqs, q->id);
     free(q);
+    if (sent && p->rma_asking)
+        p->rma_asking--;
+    if (sent && send_held(ep, idx))
+        pme_peer_mark_dirty(ep, idx); /* they go after the batch */
+}
+
+/* The held requests end with status, unsent. */
+static void fail_held(struct pme_ep *ep, pme_peer_t idx, int status)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_txmsg *m = p->rma_held;
+    p->rma_held = p->rma_held_tail = NULL;
+    while (m) {
+        struct pme_txmsg *next = m->next;
+        struct pme_rreq *q = asks(ep, m);
+        if (q)
+            complete(ep, q, status);
+        pme_rma_request_done(ep, idx, m, status);
+        pme_txmsg_free(ep, m);
+        m = next;
+    }
 }
 
 /* Requests answered with bytes (DATA), not DONE. */
@@ -90,9 +151,16 @@ int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *
     }
     m->send_id = q ? 0 : PME_RMA_ITEM_COUNTS;
     p->rma_pending++;
-    ep->now = pme_now_ns();
-    pme_link_enqueue(ep, idx, m);
-    pme_link_pump(ep, idx);
+    m->next = NULL;
+    if (p->rma_held_tail)
+        p->rma_held_tail->next = m;
+    else
+        p->rma_held = m;
+    p->rma_held_tail = m;
+    if (send_held(ep, idx)) {
+        ep->now = pme_now_ns();
+        pme_link_pump(ep, idx);
+    }
     return PME_OK;
 }
 
@@ -173,6 +241,7 @@ static void fail_request(void *ptr, void *arg)
 void pme_rma_origin_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status)
 {
     struct fail_ctx c = {ep, idx, status};
+    fail_held(ep, idx, status);
     pme_slots_each(&ep->rreqs, fail_request, &c);
 }
 
@@ -183,6 +252,7 @@ void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx)
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (p->features & PME_FEAT_RMA)
         return;
+    fail_held(ep, idx, PME_ERR_NOTSUP);
     struct pme_txmsg **pp = &p->q_head, *last = NULL;
     bool cur_gone = false;
     while (*pp) {
@@ -228,6 +298,14 @@ static void free_request(void *ptr, void *arg)
 
 void pme_rma_free_requests(struct pme_ep *ep)
 {
+    for (uint32_t i = 0; i < ep->npeers; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        while (p->rma_held) {
+            struct pme_txmsg *m = p->rma_held;
+            p->rma_held = m->next;
+            pme_txmsg_free(ep, m);
+        }
+    }
     pme_slots_each(&ep->rreqs, free_request, NULL);
     pme_slots_free(&ep->rreqs);
 }

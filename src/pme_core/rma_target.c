@@ -21,9 +21,6 @@
 #include "rma.h"
 #include "rma_acc.h"
 
-/* Answers we owe one peer, unacknowledged, before its requests wait (STOP). */
-#define MAX_ANSWERS 1024
-
 _Static_assert(PME_RMA_F_SHARED == PME_RMA_LOCK_SHARED && PME_RMA_F_EXCL == PME_RMA_LOCK_EXCL,
                "lock flags on the wire are the lock types");
 
@@ -240,7 +237,7 @@ int pme_rma_on_request(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, si
     }
     p->rma_skip = false;
     /* Before anything happens: room for the answer. */
-    if (pme_rma_answered(&r) && p->rma_answers >= MAX_ANSWERS)
+    if (pme_rma_answered(&r) && p->rma_answers >= PME_RMA_MAX_ANSWERS)
         return PME_RX_NO_BUFFER;
     struct pme_rwin *w = pme_rwin_find(ep, ntohl(r.key));
     int why = !w || w->withdrawn ? PME_RMA_E_NOWIN

@@ -19,7 +19,8 @@
  *               its liveness helper acts on every request; pme_rma_exclusive keeps it out;
  *   notsup      a peer that did not announce one-sided communication fails the requests
  *               queued before its HELLO_ACK and the later ones, with PME_ERR_NOTSUP;
- *   peer_dies   the locks of a peer that died are released to the next in line.
+ *   peer_dies   the locks of a peer that died are released to the next in line;
+ *   crossing    two processes each get thousands of words from the other at once.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -686,12 +687,54 @@ static void test_peer_dies(void)
     printf("a dead holder's lock goes to the next in line\n");
 }
 
+/* Two processes get from each other's windows at once, more gets each than a target
+ * answers before it makes the origin wait (rma_target.c's MAX_ANSWERS): every get
+ * lands. */
+static void test_crossing(void)
+{
+    enum { GETS = 3000 };
+    struct trio t;
+    uint32_t key[3];
+    static uint32_t win[3][GETS], got[3][GETS];
+    trio_open(&t, NULL, NULL);
+    for (int e = 1; e <= 2; e++) {
+        for (int i = 0; i < GETS; i++)
+            win[e][i] = 1000000u * (uint32_t)e + (uint32_t)i;
+        CHECK_OK(pme_rma_expose(t.ep[e], win[e], sizeof(win[e]), &key[e]));
+    }
+    for (int i = 0; i < GETS; i++)
+        for (int e = 1; e <= 2; e++) {
+            int o = 3 - e;
+            CHECK_OK(pme_rma_get(t.ep[e], t.to[e][o], key[o], 4 * (uint64_t)i, &got[e][i], 4, 0));
+        }
+    double end = now_s() + 10;
+    while (pme_rma_pending(t.ep[1], t.to[1][2]) || pme_rma_pending(t.ep[2], t.to[2][1])) {
+        CHECK(now_s() < end, "gets still pending after 10 s: %u and %u",
+              pme_rma_pending(t.ep[1], t.to[1][2]), pme_rma_pending(t.ep[2], t.to[2][1]));
+        spin(&t, 6);
+    }
+    for (int e = 1; e <= 2; e++)
+        for (int i = 0; i < GETS; i++)
+            CHECK(got[e][i] == 1000000u * (uint32_t)(3 - e) + (uint32_t)i,
+                  "ep %d's get %d brought %u", e, i, got[e][i]);
+    for (int e = 1; e <= 2; e++) {
+        int rc;
+        end = now_s() + 5;
+        while ((rc = pme_rma_withdraw(t.ep[e], key[e])) == PME_EAGAIN && now_s() < end)
+            spin(&t, 6);
+        CHECK(rc == PME_OK, "withdraw: %s", pme_strerror(rc));
+    }
+    trio_close(&t);
+    printf("%d gets crossing %d the other way, all landed\n", GETS, GETS);
+}
+
 int main(int argc, char **argv)
 {
     static const struct scenario all[] = {
         {"put_get", test_put_get},   {"accumulate", test_accumulate}, {"bounds", test_bounds},
         {"hostile", test_hostile},   {"locks", test_locks},           {"lossy", test_lossy},
         {"helper", test_helper},     {"notsup", test_notsup},         {"peer_dies", test_peer_dies},
+        {"crossing", test_crossing},
     };
     return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }

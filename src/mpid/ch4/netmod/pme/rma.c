@@ -239,10 +239,16 @@ static int acc_self(const void *o, int oc, MPI_Datatype odt, void *r, int rc, MP
     return mpi_errno;
 }
 
-/* What MPIDIG does needs the lock held at the target. */
+/* What MPIDIG does needs the lock held at the target, and comes after PME's earlier
+ * operations toward it: PME may still hold some back (it asks a peer for a bounded
+ * number of answers at a time), and MPIDIG's messages would overtake them (accumulates
+ * must keep their order). */
 static int mpidig_ready(MPIR_Win * win, int rank)
 {
-    return MPIDI_PME_rma_ensure_locked(win, rank);
+    int mpi_errno = MPIDI_PME_rma_ensure_locked(win, rank);
+    if (!mpi_errno)
+        mpi_errno = MPIDI_PME_rma_wait(win, rank);
+    return mpi_errno;
 }
 
 static int is_self(MPIR_Win * win, int rank)
