@@ -8,7 +8,9 @@
 # Exit status is non-zero when anything failed.
 #
 #   PME_TEST_FILTER=regex   run only tests whose name matches
-#   PME_TEST_TIMEOUT=secs   per-test limit (default 600)
+#   PME_TEST_TIMEOUT=secs   per-test limit (default 600); a script may ask for a longer
+#                           one with a line "# pme-test-timeout: SECS" in its first 30
+#                           lines (the larger of the two applies)
 #   PME_TEST_WRAP="cmd"     run compiled tests under cmd (e.g. valgrind)
 #   PME_TEST_LOGDIR=dir     keep every test's output there (default: a temp dir)
 set -u
@@ -33,9 +35,13 @@ for t in "${tests[@]}"; do
     [[ $name =~ $filter ]] || continue
     log="$logdir/$(echo "$name" | tr '/' '_').log"
     start=$(date +%s%N)
+    own=$limit
     case "$t" in
-    *.sh) timeout -k 10 "$limit" bash "$t" >"$log" 2>&1 ;;
-    *) timeout -k 10 "$limit" ${PME_TEST_WRAP:-} "$t" >"$log" 2>&1 ;;
+    *.sh)
+        asked=$(head -n 30 "$t" | sed -n 's/^# pme-test-timeout: \([0-9][0-9]*\).*/\1/p' | head -n 1)
+        [ -n "$asked" ] && [ "$asked" -gt "$own" ] && own=$asked
+        timeout -k 10 "$own" bash "$t" >"$log" 2>&1 ;;
+    *) timeout -k 10 "$own" ${PME_TEST_WRAP:-} "$t" >"$log" 2>&1 ;;
     esac
     rc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
@@ -44,7 +50,7 @@ for t in "${tests[@]}"; do
     0) pass=$((pass + 1)); echo "PASS  $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP  $name: $(tail -n 1 "$log")" ;;
     *) fail=$((fail + 1)); failed+=("$name")
-       [ $rc = 124 ] && echo "FAIL  $name: timed out after ${limit}s" || echo "FAIL  $name (exit $rc, ${secs}s)"
+       [ $rc = 124 ] && echo "FAIL  $name: timed out after ${own}s" || echo "FAIL  $name (exit $rc, ${secs}s)"
        sed 's/^/    | /' "$log" | tail -n 40 ;;
     esac
 done

@@ -3,6 +3,7 @@
  * endpoint's lock (eplock.h: free unless a liveness helper runs) and hands the work to
  * the layer that does it; nothing else lives here.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "counters_shm.h"
@@ -85,11 +86,11 @@ int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv)
 
 int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer)
 {
-    unsigned version = 0;
+    unsigned version = 0, nmacs = 0;
     uint32_t node;
     uint16_t id;
-    uint8_t mac[6];
-    int rc = pme_addr_parse(addr, &version, &node, &id, mac);
+    uint8_t macs[PME_ADDR_MACS][6];
+    int rc = pme_addr_parse(addr, &version, &node, &id, macs, &nmacs);
     if (rc == PME_ERR_VERSION) {
         pme_ep_set_error(ep,
                          "peer address \"%s\" is of PME wire version %u but this process "
@@ -100,8 +101,8 @@ int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer)
     }
     if (rc) {
         pme_ep_set_error(ep, "\"%s\" is not a PME address (expected "
-                         "pme%d:<node>/<endpoint>@<mac>)", addr ? addr : "(null)",
-                         PME_WIRE_VERSION);
+                         "pme%d:<node>/<endpoint>@<mac>[,<mac>...], at most %d MACs)",
+                         addr ? addr : "(null)", PME_WIRE_VERSION, PME_ADDR_MACS);
         return rc;
     }
     pme_ep_lock(ep);
@@ -109,10 +110,8 @@ int pme_ep_add_peer(pme_ep_t *ep, const char *addr, pme_peer_t *peer)
     if (rc == PME_OK) {
         struct pme_peer *p = pme_peer_get(ep, *peer);
         rc = pme_peer_check_path(ep, p);
-        if (rc == PME_OK && !p->routed) {
-            memcpy(p->mac, mac, 6);
-            memcpy(ep->shm->peers[*peer].mac, mac, 6);
-        }
+        if (rc == PME_OK)
+            pme_peer_set_macs(ep, *peer, (const uint8_t (*)[6])macs, nmacs);
     }
     pme_ep_unlock(ep);
     return rc;
@@ -123,6 +122,19 @@ void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c)
     pme_ep_lock(ep);
     *c = *ep->ctr;
     pme_ep_unlock(ep);
+}
+
+int pme_ep_iface_counters(pme_ep_t *ep, unsigned i, char *name, size_t len,
+                          struct pme_iface_counters *c)
+{
+    pme_ep_lock(ep);
+    int rc = i < ep->ndev ? PME_OK : PME_ERR_INVAL;
+    if (rc == PME_OK) {
+        *c = ep->shm->ifs[i];
+        snprintf(name, len, "%s", i < ep->nifname ? ep->ifname[i] : "");
+    }
+    pme_ep_unlock(ep);
+    return rc;
 }
 
 int pme_peer_counters(pme_ep_t *ep, pme_peer_t idx, struct pme_counters *c)

@@ -34,6 +34,7 @@ void pme_config_init(struct pme_config *cfg)
     cfg->rto_us = 1000;
     cfg->peer_timeout_ms = 60000;
     cfg->link_down_ms = 2000;
+    cfg->rail_timeout_ms = 3000;
     cfg->wait_mode = PME_WAIT_AUTO;
     /* Polling costs nothing while the process has a core of its own, and a sleeper costs
      * its peers a wake-up per exchange (measured: an all-to-all bound sort kernel took 2x
@@ -46,6 +47,10 @@ void pme_config_init(struct pme_config *cfg)
     cfg->ring_bytes = 16u << 20;
     /* Below this, pinning (or finding pinned) and arming cost more than the copy saves. */
     cfg->zc_min_bytes = 64u << 10;
+    /* About 450 frames of 9000 bytes: several peers' windows. */
+    cfg->tx_ring_bytes = 4u << 20;
+    /* Off until it measures faster: see doc/benchmarks.md, the TX ring. */
+    cfg->qdisc_bypass = PME_BYPASS_OFF;
     cfg->counters_shm = 1;
     cfg->helper = 0;
     cfg->helper_us = 10000;
@@ -234,6 +239,9 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
     NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")
+    NUM("PME_RAIL_TIMEOUT_MS", rail_timeout_ms, 86400000, 0, "milliseconds")
+    if (!cfg->rail_timeout_ms)
+        return bad(err, errlen, "PME_RAIL_TIMEOUT_MS", "0", "milliseconds, at least 1");
     static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},
                                           {"block", PME_WAIT_BLOCK}, {NULL, 0}};
     if ((v = getenv("PME_WAIT")) && *v && parse_choice(v, waits, &cfg->wait_mode))
@@ -243,6 +251,11 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_SLEEP_SLACK_US", sleep_slack_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RING", ring_bytes, 1ull << 32, 1, "a size such as 16m")
     NUM("PME_ZC_MIN", zc_min_bytes, 1ull << 40, 1, "a size such as 64k, or 0 for never")
+    NUM("PME_TX_RING", tx_ring_bytes, 1ull << 30, 1, "a size such as 4m, or 0")
+    static const struct choice bypass[] = {{"auto", PME_BYPASS_AUTO}, {"1", PME_BYPASS_ON},
+                                           {"0", PME_BYPASS_OFF}, {NULL, 0}};
+    if ((v = getenv("PME_QDISC_BYPASS")) && *v && parse_choice(v, bypass, &cfg->qdisc_bypass))
+        return bad(err, errlen, "PME_QDISC_BYPASS", v, "auto, 1 or 0");
     if ((v = getenv("PME_COUNTERS")) && *v) {
         if (parse_bool(v, &b))
             return bad(err, errlen, "PME_COUNTERS", v, "1 or 0");

@@ -229,6 +229,7 @@ void pme_counters_publish(struct pme_ep *ep)
     h->job_id = ep->keys.job_id;
     h->mtu = ep->mtu;
     h->netns = netns_id();
+    h->nifs = ep->ndev;
     if (ep->nifname) /* every interface, as many as fit: "xp,xm,yp,ym" */
         pme_iflist_join(ep->ifname, ep->nifname, h->ifname, sizeof(h->ifname));
     else

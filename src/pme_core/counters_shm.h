@@ -23,7 +23,7 @@
 #define PME_SHM_BASE_DEFAULT "/dev/shm"
 #define PME_SHM_DIR_PREFIX "pme-"
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
-#define PME_SHM_LAYOUT 3
+#define PME_SHM_LAYOUT 4
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS
 
 struct pme_shm_peer {
@@ -50,6 +50,9 @@ struct pme_counters_shm {
     char ifname[32];
     char device[16];
     uint64_t rx_pool_bytes, rx_used, rx_reserved, tx_used;
+    uint32_t nifs;          /* interfaces the endpoint spans (ifname lists them) */
+    uint32_t pad2;
+    struct pme_iface_counters ifs[PME_MAX_IFACES]; /* frames per interface (rail) */
     uint8_t reserved[128];
     struct pme_counters ep;
     struct pme_shm_peer peers[];

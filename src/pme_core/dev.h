@@ -9,6 +9,7 @@
 #ifndef PME_DEV_H
 #define PME_DEV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -60,6 +61,11 @@ struct pme_dev_ops {
     int (*send)(struct pme_dev *dev, const struct pme_dev_frame *frames, int n);
     /* A descriptor that polls readable when frames wait, -1 if none. */
     int (*fd)(struct pme_dev *dev);
+    /* Optional: the descriptor to poll writable before sleeping, -1 for none: when the
+     * device was full (`blocked`), the one that polls writable once it has room, and
+     * when it holds frames the kernel has not taken yet, the one that polls writable
+     * once the kernel can take them. Without it: fd, when blocked. */
+    int (*tx_fd)(struct pme_dev *dev, bool blocked);
     /* Frames the device lost because its buffer was full (0 if unknown). */
     uint64_t (*rx_overruns)(struct pme_dev *dev);
 
@@ -77,7 +83,12 @@ struct pme_dev_ops {
     int (*zc_recv_begin)(struct pme_dev *dev, uint32_t key, uint32_t node, uint16_t ep,
                          void *buf, size_t len);
     void (*zc_recv_end)(struct pme_dev *dev, uint32_t key);
+    /* Optional, called every PME_DEV_RECHECK_NS or so while the endpoint makes progress:
+     * look again at what may change under the device (the ring device: whether the
+     * interface's egress still lets it bypass the queueing discipline). */
+    void (*recheck)(struct pme_dev *dev);
 };
+#define PME_DEV_RECHECK_NS 1000000000ull
 
 /* Every device embeds this first. */
 struct pme_dev {
@@ -89,8 +100,9 @@ struct pme_dev {
     const struct pme_dev_placed *placed;
 };
 
-/* The loop device's test hook: cut it from its wire. */
+/* The loop device's test hook: cut it from its wire (its link reads as down). */
 void pme_dev_loop_cut(struct pme_dev *dev);
+int pme_dev_loop_is_cut(const struct pme_dev *dev);
 
 extern const struct pme_dev_ops pme_dev_ring_ops;
 extern const struct pme_dev_ops pme_dev_pcap_ops;

@@ -294,3 +294,18 @@ int pme_eth_send(int fd, const struct pme_dev_frame *frames, int n)
         return sent;
     return is_full(errno) ? 0 : PME_ERR_DEVICE;
 }
+
+struct pme_eth_ring_shape pme_eth_ring_shape(unsigned frame_size, size_t bytes)
+{
+    struct pme_eth_ring_shape g;
+    size_t want = (size_t)frame_size * 8 > 65536 ? (size_t)frame_size * 8 : 65536;
+    for (g.block_size = 4096; g.block_size < want; g.block_size <<= 1)
+        ;
+    g.frames_per_block = (unsigned)(g.block_size / frame_size);
+    if (bytes > (1u << 30))
+        bytes = 1u << 30;
+    size_t nblocks = bytes / g.block_size;
+    g.nblocks = nblocks < 2 ? 2 : (unsigned)nblocks;
+    g.nframes = g.nblocks * g.frames_per_block;
+    return g;
+}

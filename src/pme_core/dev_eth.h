@@ -57,4 +57,33 @@ int pme_eth_down_error(const char *ifname, char *err, size_t errlen);
  * returns how many went out, 0 when the device is full, or PME_ERR_DEVICE. */
 int pme_eth_send(int fd, const struct pme_dev_frame *frames, int n);
 
+/* The shape of a packet ring (RX or TX) of about `bytes` (at most 1 GiB, at least two
+ * blocks) of slots of frame_size bytes: blocks of a power of two bytes, at least 64 KiB
+ * and 8 slots. */
+struct pme_eth_ring_shape {
+    size_t block_size;
+    unsigned frames_per_block, nblocks, nframes;
+};
+struct pme_eth_ring_shape pme_eth_ring_shape(unsigned frame_size, size_t bytes);
+
+/* dev_egress.c: whether frames may skip ifname's egress path (PACKET_QDISC_BYPASS):
+ * only the kernel's default queueing disciplines there, no shaper, no egress filter. */
+bool pme_eth_egress_plain(const char *ifname);
+
+/* dev_txring.c: a packet TX ring past the queueing discipline, on a socket of its own
+ * bound to ifname, for frames of up to snaplen bytes; NULL with err saying why not. */
+struct pme_txring;
+struct pme_txring *pme_txring_open(const char *ifname, size_t bytes, unsigned snaplen,
+                                   char *err, size_t errlen);
+void pme_txring_close(struct pme_txring *t);
+/* Polls writable when a full ring has room again. */
+int pme_txring_fd(const struct pme_txring *t);
+/* Copy frames into the ring and have the kernel send them: returns how many it took,
+ * 0 when the ring is full, or a pme_status. */
+int pme_txring_send(struct pme_txring *t, const struct pme_dev_frame *frames, int n);
+/* Whether frames the kernel left in the ring at the last send wait (its send buffer
+ * was full), and send them. */
+bool pme_txring_pending(const struct pme_txring *t);
+void pme_txring_kick_pending(struct pme_txring *t);
+
 #endif

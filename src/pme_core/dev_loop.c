@@ -147,6 +147,11 @@ void pme_dev_loop_cut(struct pme_dev *dev)
     ((struct loop_dev *)dev)->cut = 1;
 }
 
+int pme_dev_loop_is_cut(const struct pme_dev *dev)
+{
+    return ((const struct loop_dev *)dev)->cut;
+}
+
 #define LOOP_MAX_ORPHANS 1024
 
 /* Keep a frame for a MAC nobody has (tests take them); when too many wait, the oldest

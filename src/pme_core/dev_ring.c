@@ -8,8 +8,11 @@
  * it waits for. This device sets up the same kind of ring (TPACKET_V2 on an AF_PACKET
  * socket), checks the status word of the next slot in memory, and makes no system call
  * while it waits; sleeping is poll() on the socket as before. libpcap still compiles the
- * kernel-side frame filter. Sends are the same gathered sendmsg() as the pcap device's.
- * A process without CAP_NET_RAW gets its socket from PME's broker, pme_rawsock.
+ * kernel-side frame filter. Sends go through a TX ring past the interface's queueing
+ * discipline where that discipline only queues (dev_txring.c: one system call for a
+ * batch, no copy in the kernel), else with the same gathered sendmsg() as the pcap
+ * device's. A process without CAP_NET_RAW gets its socket from PME's broker,
+ * pme_rawsock (and sends with sendmsg(): the TX ring needs a socket of our own).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,6 +47,10 @@ struct ring_dev {
     unsigned cur; /* the next slot to look at */
     unsigned empty_polls;
     uint64_t drops; /* the kernel's count resets on every read: kept here */
+    struct pme_txring *tx;  /* NULL: every frame goes with sendmsg() */
+    bool bypass_auto;       /* PME_QDISC_BYPASS=auto: follow what the egress holds */
+    bool bypassing;         /* frames to others go through tx */
+    char ifname[IF_NAMESIZE];
 };
 
 static struct tpacket2_hdr *slot(const struct ring_dev *d, unsigned i)
@@ -78,6 +85,8 @@ static int ring_dev_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
         d->cur = d->cur + 1 == d->nframes ? 0 : d->cur + 1;
         n++;
     }
+    if (d->tx)
+        pme_txring_kick_pending(d->tx);
     if (n) {
         d->empty_polls = 0;
     } else if (++d->empty_polls >= ERROR_CHECK_EVERY) {
@@ -88,14 +97,38 @@ static int ring_dev_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
     return n;
 }
 
+/* Frames to this interface's own MAC are for another endpoint of this host: only frames
+ * that pass the egress path reach the packet sockets here. */
+static bool to_this_host(const struct ring_dev *d, const struct pme_dev_frame *f)
+{
+    return !memcmp(f->iov[0].iov_base, d->base.mac, 6);
+}
+
 static int ring_dev_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
 {
-    return pme_eth_send(((struct ring_dev *)dev)->fd, frames, n);
+    struct ring_dev *d = (struct ring_dev *)dev;
+    /* A batch goes to one peer: all of it to this host, or none. */
+    if (!d->bypassing || to_this_host(d, &frames[0]))
+        return pme_eth_send(d->fd, frames, n);
+    return pme_txring_send(d->tx, frames, n);
 }
 
 static int ring_dev_fd(struct pme_dev *dev)
 {
     return ((struct ring_dev *)dev)->fd;
+}
+
+/* A full device has room again when its TX ring has (or the socket's send buffer).
+ * Frames left in the TX ring (the kernel's send buffer was full) go once it has room:
+ * sleep until then, not until the next frame arrives. */
+static int ring_dev_tx_fd(struct pme_dev *dev, bool blocked)
+{
+    struct ring_dev *d = (struct ring_dev *)dev;
+    if (d->tx && pme_txring_pending(d->tx))
+        return pme_txring_fd(d->tx);
+    if (!blocked)
+        return -1;
+    return d->bypassing ? pme_txring_fd(d->tx) : d->fd;
 }
 
 static uint64_t ring_dev_overruns(struct pme_dev *dev)
@@ -115,6 +148,7 @@ static void ring_dev_close(struct pme_dev *dev)
         munmap(d->ring, d->ring_len);
     if (d->fd >= 0)
         close(d->fd);
+    pme_txring_close(d->tx);
     free(d);
 }
 
@@ -153,14 +187,6 @@ static int attach_filter(struct ring_dev *d, const struct pme_config *cfg, uint1
     return rc;
 }
 
-static size_t pow2_at_least(size_t n)
-{
-    size_t p = 4096;
-    while (p < n)
-        p <<= 1;
-    return p;
-}
-
 /* A ring of whole frames of the interface's MTU, about cfg->ring_bytes in all. Blocks
  * hold several frames each so that jumbo frames do not waste half a block. */
 static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned snaplen,
@@ -176,16 +202,12 @@ static int map_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned s
      * link-layer address, aligned. */
     unsigned mac_off = TPACKET_ALIGN(TPACKET2_HDRLEN + 16);
     d->frame_size = TPACKET_ALIGN(mac_off + snaplen);
-    d->block_size = pow2_at_least((size_t)d->frame_size * 8 > 65536 ? (size_t)d->frame_size * 8
-                                                                    : 65536);
-    d->frames_per_block = (unsigned)(d->block_size / d->frame_size);
-    size_t bytes = cfg->ring_bytes ? cfg->ring_bytes : 16u << 20;
-    if (bytes > (1u << 30))
-        bytes = 1u << 30;
-    size_t nblocks = bytes / d->block_size;
-    if (nblocks < 2)
-        nblocks = 2;
-    d->nframes = (unsigned)(nblocks * d->frames_per_block);
+    struct pme_eth_ring_shape g =
+        pme_eth_ring_shape(d->frame_size, cfg->ring_bytes ? cfg->ring_bytes : 16u << 20);
+    d->block_size = g.block_size;
+    d->frames_per_block = g.frames_per_block;
+    d->nframes = g.nframes;
+    size_t nblocks = g.nblocks;
     struct tpacket_req req = {
         .tp_block_size = (unsigned)d->block_size,
         .tp_block_nr = (unsigned)nblocks,
@@ -246,6 +268,47 @@ static int bind_socket(struct ring_dev *d, const struct pme_config *cfg, char *e
     return PME_ERR_DEVICE;
 }
 
+/* The TX ring when the configuration allows it and the socket is our own (auto: used
+ * while the interface's egress only queues). Without one (an old kernel, no memory, a
+ * socket from the broker), frames go with sendmsg() as before: slower, never wrong.
+ * Only PME_QDISC_BYPASS=1, which asks for the bypass outright, makes that an error. */
+static int open_tx_ring(struct ring_dev *d, const struct pme_config *cfg, unsigned snaplen,
+                        int brokered, char *err, size_t errlen)
+{
+    bool forced = cfg->qdisc_bypass == PME_BYPASS_ON;
+    char why[200] = "";
+    if (cfg->qdisc_bypass == PME_BYPASS_OFF)
+        return 0;
+    if (!cfg->tx_ring_bytes)
+        snprintf(why, sizeof(why), "PME_TX_RING is 0");
+    else if (brokered)
+        snprintf(why, sizeof(why), "a socket from the broker pme_rawsock cannot have one");
+    else
+        d->tx = pme_txring_open(cfg->iface, cfg->tx_ring_bytes, snaplen, why, sizeof(why));
+    if (!d->tx) {
+        if (!forced)
+            return 0;
+        snprintf(err, errlen,
+                 "PME_QDISC_BYPASS=1 sends through a packet TX ring, and there is none: %s "
+                 "(PME_QDISC_BYPASS=auto sends with sendmsg() instead)",
+                 why);
+        return PME_ERR_DEVICE;
+    }
+    snprintf(d->ifname, sizeof(d->ifname), "%s", cfg->iface);
+    d->bypass_auto = !forced;
+    d->bypassing = forced || pme_eth_egress_plain(d->ifname);
+    return 0;
+}
+
+/* A shaper or a fault injector put on the interface after we opened takes effect within
+ * a recheck period: frames go through it from then on. */
+static void ring_dev_recheck(struct pme_dev *dev)
+{
+    struct ring_dev *d = (struct ring_dev *)dev;
+    if (d->tx && d->bypass_auto)
+        d->bypassing = pme_eth_egress_plain(d->ifname);
+}
+
 static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg,
                          const struct pme_dev_who *who,
                          char *err, size_t errlen)
@@ -263,6 +326,8 @@ static int ring_dev_open(struct pme_dev **out, const struct pme_config *cfg,
         rc = map_ring(d, cfg, snaplen, err, errlen);
     if (!rc && !brokered)
         rc = bind_socket(d, cfg, err, errlen);
+    if (!rc)
+        rc = open_tx_ring(d, cfg, snaplen, brokered, err, errlen);
     if (rc) {
         ring_dev_close(&d->base);
         return rc;
@@ -279,4 +344,6 @@ const struct pme_dev_ops pme_dev_ring_ops = {
     .send = ring_dev_send,
     .fd = ring_dev_fd,
     .rx_overruns = ring_dev_overruns,
+    .recheck = ring_dev_recheck,
+    .tx_fd = ring_dev_tx_fd,
 };

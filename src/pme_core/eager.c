@@ -45,7 +45,6 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
 int pme_eager_on_data(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr *wh,
                       const uint8_t *sub, size_t len, uint16_t flags)
 {
-    (void)wh;
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (len < sizeof(struct pme_wire_frag)) {
         ep->ctr->drop_bad_header++;
@@ -61,13 +60,21 @@ int pme_eager_on_data(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_h
             ep->ctr->drop_bad_header++;
             return 0;
         }
-        if (p->asm_buf) /* a sender that never finished its last message */
-            pme_rxbuf_free(ep, p->asm_buf);
-        p->asm_buf = pme_rxbuf_alloc(ep, idx, total, true);
-        if (!p->asm_buf)
-            return PME_RX_NO_BUFFER;
-        p->asm_buf->hdr_len = hdr_len;
-        p->asm_off = 0;
+        uint32_t order = ntohl(wh->order);
+        if (p->asm_buf && order && order == p->asm_order && p->asm_buf->len == total) {
+            /* The same message from its start again (the rail it came on died midway):
+             * assembled again in the buffer it already has. */
+            p->asm_off = 0;
+        } else {
+            if (p->asm_buf) /* a sender that never finished its last message */
+                pme_rxbuf_free(ep, p->asm_buf);
+            p->asm_buf = pme_rxbuf_alloc(ep, idx, total, true);
+            if (!p->asm_buf)
+                return PME_RX_NO_BUFFER;
+            p->asm_buf->hdr_len = hdr_len;
+            p->asm_off = 0;
+            p->asm_order = order;
+        }
     }
     struct pme_rxbuf *b = p->asm_buf;
     if (!b || off != p->asm_off || plen > b->len - off || total != b->len) {

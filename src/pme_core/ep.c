@@ -25,7 +25,10 @@
 
 int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len)
 {
-    return pme_addr_format(&ep->self, buf, len);
+    uint8_t macs[PME_MAX_DEVS][6];
+    for (unsigned k = 0; k < ep->nrails; k++)
+        memcpy(macs[k], ep->devs[k]->mac, 6);
+    return pme_addr_format(&ep->self, (const uint8_t (*)[6])macs, ep->nrails, buf, len);
 }
 
 const char *pme_ep_last_error(pme_ep_t *ep)
@@ -70,9 +73,14 @@ int pme_ep_auth(pme_ep_t *ep)
 
 void pme_loop_wire_cut(struct pme_loop_wire *wire, pme_ep_t *ep)
 {
+    pme_loop_wire_cut_iface(wire, ep, 0);
+}
+
+void pme_loop_wire_cut_iface(struct pme_loop_wire *wire, pme_ep_t *ep, unsigned i)
+{
     (void)wire;
-    if (ep->dev->ops == &pme_dev_loop_ops)
-        pme_dev_loop_cut(ep->dev);
+    if (i < ep->ndev && ep->devs[i]->ops == &pme_dev_loop_ops)
+        pme_dev_loop_cut(ep->devs[i]);
 }
 
 /* ---- opening ---- */
@@ -93,8 +101,10 @@ static int validate(const struct pme_config *cfg, char *err, size_t errlen)
                  PME_EP_ID_MAX);
         return PME_ERR_INVAL;
     }
-    if (cfg->eager_max > UINT32_MAX / 2 || cfg->rto_us == 0 || cfg->peer_timeout_ms == 0) {
-        snprintf(err, errlen, "eager_max, rto_us or peer_timeout_ms is out of range");
+    if (cfg->eager_max > UINT32_MAX / 2 || cfg->rto_us == 0 || cfg->peer_timeout_ms == 0 ||
+        cfg->rail_timeout_ms == 0) {
+        snprintf(err, errlen, "eager_max, rto_us, peer_timeout_ms or rail_timeout_ms is out of "
+                 "range");
         return PME_ERR_INVAL;
     }
     if (cfg->node_id == PME_NODE_ANY || cfg->hop_limit == 0) {
@@ -181,6 +191,8 @@ static int open_devices(struct pme_ep *ep, const struct pme_dev_ops *ops,
     for (int i = 0; i < n; i++) {
         struct pme_config c = ep->cfg;
         c.iface = names ? names[i] : NULL;
+        if (ep->cfg.loop_wires[i])
+            c.loop_wire = ep->cfg.loop_wires[i];
         int rc = ops->open(&ep->devs[i], &c, who, err, errlen);
         if (rc)
             return rc;
@@ -211,22 +223,38 @@ static int open_devices(struct pme_ep *ep, const struct pme_dev_ops *ops,
     return PME_OK;
 }
 
-/* Which interfaces: the configured list, else the route file's, else none (0: the loop
- * device, or a device that will say no interface was given). On a mesh every route
- * must leave through one of them. */
+/* Which interfaces: the configured list, else the route file's, else every data
+ * interface of the node (iflist.c), else none (0: the loop device, or a device that
+ * will say no interface was given). On a mesh every route must leave through one of
+ * them. */
 static int choose_ifaces(struct pme_ep *ep, char (*names)[PME_IFNAME_LEN], char *err,
                          size_t errlen)
 {
     char list[PME_MAX_DEVS * PME_IFNAME_LEN];
     const char *spec = ep->cfg_iface;
-    if (!spec && ep->routes.present && strcmp(ep->cfg_device, "loop")) {
+    bool loop = !strcmp(ep->cfg_device, "loop");
+    if (!spec && ep->routes.present && !loop) {
         pme_iflist_join(ep->routes.iface, ep->routes.niface, list, sizeof(list));
         spec = list;
     }
     if (!spec)
-        return 0;
+        return loop ? 0 : pme_iflist_default(names);
     int n = pme_iflist_expand(spec, names, err, errlen);
     return n < 0 ? PME_ERR_NODEV : n;
+}
+
+/* Rails: on a switched network every interface of the endpoint is one (rail k is
+ * device k), on a mesh the routes choose one way to each node. The rail whose NIC is
+ * near our cores carries what is sent in order (hwloc; only asked with several). */
+static void set_rails(struct pme_ep *ep)
+{
+    ep->nrails = ep->routes.present ? 1 : ep->ndev;
+    ep->near_rail = 0;
+    if (ep->nrails < 2 || ep->nifname < ep->nrails || ep->dev->ops == &pme_dev_loop_ops)
+        return;
+    int near = pme_iflist_locality(ep->ifname, ep->nifname, ep->near_cpus);
+    if (near > 0)
+        ep->near_rail = (uint8_t)near;
 }
 
 /* Each route's interface as an index into ep->devs (routes over interfaces the
@@ -336,6 +364,7 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     rc = set_identity(ep, err, errlen);
     if (rc)
         goto fail;
+    set_rails(ep);
     pme_counters_publish(ep);
     pme_wait_init(ep);
     if (ep->cfg.helper) {
@@ -361,17 +390,26 @@ void pme_ep_close(pme_ep_t *ep)
      * to nobody), then tell every peer this incarnation is gone. */
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        if (p->rx_open && p->tx_state != TX_FAILED && (p->unacked || p->ack_deadline))
-            pme_link_ctrl(ep, i, PME_T_ACK, NULL, 0);
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_rail *r = &p->rail[k];
+            if (r->rx_open && p->tx_state != TX_FAILED && (r->unacked || r->ack_deadline))
+                pme_link_ctrl_rail(ep, i, k, PME_T_ACK, NULL, 0);
+        }
     }
     pme_link_bye_all(ep);
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        struct pme_txmsg *m = p->q_head;
-        while (m) {
-            struct pme_txmsg *n = m->next;
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_txmsg *m = p->rail[k].q_head;
+            while (m) {
+                struct pme_txmsg *n = m->next;
+                pme_txmsg_free(ep, m);
+                m = n;
+            }
+        }
+        for (struct pme_txmsg *m = p->stripe_head, *n; m; m = n) {
+            n = m->next;
             pme_txmsg_free(ep, m);
-            m = n;
         }
         pme_cache_free(&ep->cache, p->asm_buf);
         p->asm_buf = NULL;

@@ -2,6 +2,7 @@
 #include "gmac.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -236,8 +237,10 @@ static void tag_portable(const struct pme_gmac *g, const uint8_t *iv, size_t ivl
 #if defined(__x86_64__)
 #define FAST __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 #define FAST_INLINE FAST inline __attribute__((always_inline))
+#define GMAC_POWERS ((int)(sizeof(((struct pme_gmac *)0)->hpow) / 16))
+#define GMAC_WIDE_REGS (GMAC_POWERS / 4)
 
-static int cpu_fast = -1;
+static int cpu_impl = -1;
 
 FAST_INLINE static __m128i bswap128(__m128i v)
 {
@@ -306,12 +309,62 @@ FAST_INLINE static __m128i reduce(struct u256 p)
     return _mm_xor_si128(hi, lo);
 }
 
+/* The wide path: up to 32 blocks per reduction, 4 in each 512-bit register. Block i of
+ * a group of n (X1 carrying y) is multiplied by H^(n-i); the lanes' products are summed
+ * and folded to one 256-bit product, reduced once. Hashing is one chain of dependent
+ * reductions, so the longer the group the fewer of them: 16 blocks ran at 0.15 cycles
+ * a byte here, 32 at about half that. g->hpow holds H^32 .. H^1 in that order, so that
+ * the last n/4 registers of it cover a group of n blocks. */
+#define WIDE __attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl,vpclmulqdq")))
+
+WIDE static __m128i fold_lanes(__m512i z)
+{
+    __m256i t = _mm256_xor_si256(_mm512_castsi512_si256(z), _mm512_extracti64x4_epi64(z, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+}
+
+/* Hash `blocks` (a multiple of 4) blocks at p into y. */
+WIDE static __m128i ghash_wide(const struct pme_gmac *g, __m128i y, const uint8_t *p,
+                               size_t blocks)
+{
+    const __m512i rev = _mm512_broadcast_i32x4(
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i *hz = (const __m512i *)g->hpow;
+    while (blocks) {
+        int regs = blocks >= 4 * GMAC_WIDE_REGS ? GMAC_WIDE_REGS : (int)(blocks / 4);
+        const __m512i *h = hz + GMAC_WIDE_REGS - regs;
+        __m512i x = _mm512_shuffle_epi8(_mm512_loadu_si512(p), rev);
+        x = _mm512_xor_si512(x, _mm512_zextsi128_si512(y));
+        /* Unaligned loads: the key lives where its owner put it (16-byte aligned). */
+        __m512i h0 = _mm512_loadu_si512(h);
+        __m512i lo = _mm512_clmulepi64_epi128(x, h0, 0x00);
+        __m512i hi = _mm512_clmulepi64_epi128(x, h0, 0x11);
+        __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(x, h0, 0x01),
+                                       _mm512_clmulepi64_epi128(x, h0, 0x10));
+        for (int r = 1; r < regs; r++) {
+            x = _mm512_shuffle_epi8(_mm512_loadu_si512(p + 64 * r), rev);
+            __m512i hr = _mm512_loadu_si512(&h[r]);
+            lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(x, hr, 0x00));
+            hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(x, hr, 0x11));
+            mid = _mm512_ternarylogic_epi64(mid, _mm512_clmulepi64_epi128(x, hr, 0x01),
+                                            _mm512_clmulepi64_epi128(x, hr, 0x10), 0x96);
+        }
+        __m128i m = fold_lanes(mid);
+        struct u256 s = {_mm_xor_si128(fold_lanes(lo), _mm_slli_si128(m, 8)),
+                         _mm_xor_si128(fold_lanes(hi), _mm_srli_si128(m, 8))};
+        y = reduce(s);
+        p += 64 * regs;
+        blocks -= 4 * (size_t)regs;
+    }
+    return y;
+}
+
 FAST static void ghash_fast(const struct pme_gmac *g, __m128i *yp, const struct iovec *iov,
                             int n)
 {
-    const __m128i *hp = (const __m128i *)g->hpow;
-    __m128i h1 = _mm_load_si128(&hp[0]), h2 = _mm_load_si128(&hp[1]);
-    __m128i h3 = _mm_load_si128(&hp[2]), h4 = _mm_load_si128(&hp[3]);
+    const __m128i *hp = (const __m128i *)g->hpow + GMAC_POWERS - 4;
+    __m128i h4 = _mm_load_si128(&hp[0]), h3 = _mm_load_si128(&hp[1]);
+    __m128i h2 = _mm_load_si128(&hp[2]), h1 = _mm_load_si128(&hp[3]);
     __m128i y = *yp;
     struct blocks b = {iov, n, 0, 0};
     uint8_t tmp[16];
@@ -319,6 +372,10 @@ FAST static void ghash_fast(const struct pme_gmac *g, __m128i *yp, const struct 
     const uint8_t *p;
     while ((p = next_blocks(&b, tmp, SIZE_MAX / 16, &k))) {
         size_t j = 0;
+        if (g->impl == PME_GMAC_VPCLMUL && k >= 8) {
+            j = k & ~(size_t)3;
+            y = ghash_wide(g, y, p, j);
+        }
         for (; j + 4 <= k; j += 4) {
             const __m128i *q = (const __m128i *)(p + 16 * j);
             __m128i x1 = _mm_xor_si128(y, bswap128(_mm_loadu_si128(q)));
@@ -368,38 +425,44 @@ FAST static void init_fast(struct pme_gmac *g)
 {
     __m128i h = bswap128(_mm_loadu_si128((const __m128i *)g->h));
     __m128i *hp = (__m128i *)g->hpow;
-    hp[0] = h;
-    for (int i = 1; i < 4; i++)
-        hp[i] = reduce(clmul(hp[i - 1], h));
+    hp[GMAC_POWERS - 1] = h;
+    for (int i = GMAC_POWERS - 2; i >= 0; i--)
+        hp[i] = reduce(clmul(hp[i + 1], h));
 }
 
 int pme_gmac_hw(void)
 {
-    if (cpu_fast < 0) {
+    if (cpu_impl < 0) {
         __builtin_cpu_init();
-        cpu_fast = __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul") &&
-                   __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1");
+        bool narrow = __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul") &&
+                      __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1");
+        /* libgcc's answers for AVX-512 include the kernel's saving of its registers. */
+        bool wide = narrow && __builtin_cpu_supports("avx2") &&
+                    __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
+        cpu_impl = wide ? PME_GMAC_VPCLMUL : narrow ? PME_GMAC_PCLMUL : PME_GMAC_PORTABLE;
     }
-    return cpu_fast;
+    return cpu_impl;
 }
 #else
 int pme_gmac_hw(void)
 {
-    return 0;
+    return PME_GMAC_PORTABLE;
 }
 #endif
 
 /* ---- the interface ---- */
 
-void pme_gmac_init(struct pme_gmac *g, const uint8_t key[16], int portable)
+void pme_gmac_init(struct pme_gmac *g, const uint8_t key[16], int max_impl)
 {
     memset(g, 0, sizeof(*g));
     aes_expand(g->rk, key);
     uint8_t zero[16] = {0};
     aes_encrypt_portable(g->rk, zero, g->h);
-    g->fast = !portable && pme_gmac_hw();
+    int hw = pme_gmac_hw();
+    g->impl = max_impl < hw ? max_impl : hw;
 #if defined(__x86_64__)
-    if (g->fast)
+    if (g->impl != PME_GMAC_PORTABLE)
         init_fast(g);
 #endif
 }
@@ -415,7 +478,7 @@ void pme_gmac_tag(const struct pme_gmac *g, const uint8_t *iv, size_t ivlen,
                   const struct iovec *aad, int n, uint8_t tag[16])
 {
 #if defined(__x86_64__)
-    if (g->fast) {
+    if (g->impl != PME_GMAC_PORTABLE) {
         tag_fast(g, iv, ivlen, aad, n, tag);
         return;
     }

@@ -21,4 +21,18 @@ int pme_iflist_expand(const char *spec, char names[][PME_IFNAME_LEN], char *err,
 /* n names joined with commas into buf ("xp,xm,yp,ym"), as many as fit. */
 void pme_iflist_join(char names[][PME_IFNAME_LEN], unsigned n, char *buf, size_t len);
 
+/* The default when nothing names the interfaces: every Ethernet interface of this
+ * network namespace that is up, in name order, but loopback, bridges and the ones that
+ * carry a default route (the management network's). Returns how many (0: none). */
+int pme_iflist_default(char names[][PME_IFNAME_LEN]);
+
+/* iflocal.c: for each interface, the cores near its NIC as hwloc sees them
+ * ("0-7", "unknown" for a virtual interface) into cpus[i]; returns the first one near
+ * the calling thread's cores, or -1 when none is, or all are (no preference). */
+int pme_iflist_locality(char names[][PME_IFNAME_LEN], unsigned n, char (*cpus)[32]);
+
+/* Whether a default route (IPv4 or IPv6) of this network namespace leaves by the
+ * interface. */
+bool pme_iface_has_default_route(const char *name);
+
 #endif

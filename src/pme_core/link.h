@@ -11,6 +11,7 @@
 #define PME_LINK_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "pme_internal.h"
 
@@ -46,28 +47,82 @@ int pme_peer_check_path(struct pme_ep *ep, const struct pme_peer *p);
 int pme_peer_lookup(struct pme_ep *ep, uint32_t node, uint16_t ep_id, bool create,
                     pme_peer_t *idx);
 void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx);
-/* "pme<version>:<node>/<endpoint>@<mac>" */
-int pme_addr_format(const struct pme_wire_self *self, char *buf, size_t len);
+/* The peer's NICs, one MAC per rail (its address or its HELLO said), unless a route
+ * file gives the way. */
+void pme_peer_set_macs(struct pme_ep *ep, pme_peer_t idx, const uint8_t (*macs)[6],
+                       unsigned n);
+/* "pme<version>:<node>/<endpoint>@<mac>[,<mac>...]": one MAC per rail */
+#define PME_ADDR_MACS PME_MAX_DEVS
+int pme_addr_format(const struct pme_wire_self *self, const uint8_t (*macs)[6], unsigned n,
+                    char *buf, size_t len);
 int pme_addr_parse(const char *addr, unsigned *version, uint32_t *node, uint16_t *ep_id,
-                   uint8_t mac[6]);
+                   uint8_t (*macs)[6], unsigned *nmacs);
 void pme_peers_free(struct pme_ep *ep);
 
+/* rails.c: which rail takes what, and the stripes of rendezvous streams (below sending) */
+/* Move in-order items to the preferred rail when nothing in order waits on the
+ * current primary. */
+void pme_rails_choose_primary(const struct pme_ep *ep, struct pme_peer *p);
+/* Rails of the peer we send on (open, not dropped). */
+unsigned pme_rails_alive(const struct pme_peer *p);
+/* A rendezvous stream goes on the peer's stripe list (several rails) or whole on its
+ * primary rail (one). */
+bool pme_rails_stripe(const struct pme_ep *ep, const struct pme_peer *p,
+                      const struct pme_txmsg *m);
+void pme_stripe_add(struct pme_peer *p, struct pme_txmsg *m);
+/* The next piece of the first stripe with bytes left, for a rail with nothing to send;
+ * NULL when none. */
+struct pme_txmsg *pme_stripe_carve(struct pme_ep *ep, struct pme_peer *p, uint32_t frag);
+/* A piece is acknowledged (or given up: PME_ERR_*): its stripe completes with the last. */
+void pme_stripe_piece_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *piece,
+                           int status);
+/* The peer failed: every stripe is done with status. */
+void pme_stripes_purge(struct pme_ep *ep, pme_peer_t idx, int status);
+
+/* Queue items live in the endpoint's cache (link and message layers make them). */
+static inline struct pme_txmsg *pme_txmsg_new(struct pme_ep *ep, int type, size_t data_bytes)
+{
+    struct pme_txmsg *m = pme_cache_alloc(&ep->cache, sizeof(*m) + data_bytes);
+    if (m) {
+        memset(m, 0, sizeof(*m));
+        m->type = (uint8_t)type;
+    }
+    return m;
+}
+
+static inline void pme_txmsg_free(struct pme_ep *ep, struct pme_txmsg *m)
+{
+    pme_cache_free(&ep->cache, m);
+}
+
 /* link_tx.c: the sending half */
-struct pme_txmsg *pme_txmsg_new(struct pme_ep *ep, int type, size_t data_bytes);
-void pme_txmsg_free(struct pme_ep *ep, struct pme_txmsg *m);
 void pme_link_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
+/* Append m to rail k's queue as it is (a moved item keeps its order number). */
+void pme_rail_enqueue(struct pme_peer *p, unsigned k, struct pme_txmsg *m);
+/* The peer's queue of in-order items (its primary rail's) and its tail, for the
+ * message layer to change the form of items not yet started. */
+struct pme_txmsg **pme_link_ordered_queue(struct pme_ep *ep, pme_peer_t idx,
+                                          struct pme_txmsg ***tail, struct pme_txmsg ***cur);
 void pme_link_pump(struct pme_ep *ep, pme_peer_t idx);
 void pme_link_flush(struct pme_ep *ep);
-void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, uint32_t ack);
-void pme_link_rewind(struct pme_ep *ep, struct pme_peer *p, uint32_t seq);
+void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t ack);
+void pme_link_rewind(struct pme_rail *r, uint32_t seq);
 void pme_link_resume(struct pme_ep *ep);
 void pme_link_purge(struct pme_ep *ep, pme_peer_t idx, int status);
 
 /* link_ctrl.c: control frames and the handshake */
+/* A control frame on the peer's primary rail, or on rail k. */
 int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub,
                   size_t sublen);
-void pme_link_hello(struct pme_ep *ep, pme_peer_t idx);
-void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, struct pme_wire_hdr *wh);
+int pme_link_ctrl_rail(struct pme_ep *ep, pme_peer_t idx, unsigned k, int type,
+                       const void *sub, size_t sublen);
+/* Open our direction on rail k (rail 0: toward the peer at all), or ask again. */
+void pme_link_hello(struct pme_ep *ep, pme_peer_t idx, unsigned k);
+/* The HELLO sub-header with our rails' MACs after it; returns its length. */
+size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
+                           uint32_t echo);
+void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, unsigned k,
+                            struct pme_wire_hdr *wh);
 void pme_link_send_go_if_room(struct pme_ep *ep);
 void pme_link_bye_all(struct pme_ep *ep);
 uint64_t pme_link_next_nonce(struct pme_ep *ep);
@@ -76,21 +131,41 @@ uint64_t pme_link_next_nonce(struct pme_ep *ep);
 void pme_link_rx(void *rx_ctx, const uint8_t *frame, size_t len); /* &ep->rx_ctx[dev] */
 void pme_link_after_batch(struct pme_ep *ep);
 
-/* Something is owed by the peer: frames to acknowledge, a handshake, credit, GO, the
- * answer to a liveness probe. */
+/* Something is owed by the peer on rail r: frames to acknowledge, its handshake, GO. */
+static inline bool pme_rail_owes(const struct pme_rail *r)
+{
+    return r->state == RAIL_HELLO || pme_rail_has_inflight(r) || r->stopped;
+}
+
+/* Something is owed by the peer: on a rail, or credit, or the answer to a liveness
+ * probe. */
 static inline bool pme_peer_owes(const struct pme_peer *p)
 {
-    return p->tx_state == TX_HELLO || pme_peer_has_inflight(p) || p->stopped ||
-           p->credit_stalled || p->ping_out;
+    if (p->tx_state == TX_HELLO || p->credit_stalled || p->ping_out)
+        return true;
+    for (unsigned k = 0; k < p->nrails; k++)
+        if (p->rail[k].state != RAIL_DEAD && pme_rail_owes(&p->rail[k]))
+            return true;
+    return false;
 }
 
 /* rto.c: arming timers (below sending) */
-void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx);
-void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx);
+void pme_timer_arm_rto(struct pme_ep *ep, pme_peer_t idx, unsigned k);
+void pme_timer_arm_peer(struct pme_ep *ep, pme_peer_t idx, uint64_t deadline);
+void pme_timer_arm_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k);
 void pme_timer_rearm(struct pme_ep *ep, pme_peer_t idx);
-uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_peer *p);
-void pme_rtt_sample(struct pme_ep *ep, struct pme_peer *p, uint64_t rtt_ns);
+uint32_t pme_rto_base(const struct pme_ep *ep, const struct pme_rail *r);
+void pme_rtt_sample(struct pme_rail *r, uint64_t rtt_ns);
 uint64_t pme_keepalive_ns(const struct pme_ep *ep);
+/* The earliest deadline the peer has (0: none). */
+uint64_t pme_peer_next_deadline(const struct pme_peer *p);
+
+/* failover.c: a rail that died: dropped with a warning, its items moved to the others */
+/* Whether rail k's interface has its link (the loop device: not cut); state says how it
+ * is when not. */
+bool pme_rail_link_up(struct pme_ep *ep, const struct pme_rail *r, char *state, size_t len);
+/* Drop rail k of the peer (it must not be its last alive): why says what happened. */
+void pme_rail_drop(struct pme_ep *ep, pme_peer_t idx, unsigned k, const char *why);
 
 /* timers.c: firing them (above sending): retransmission, keepalives, liveness, failure */
 void pme_timers_run(struct pme_ep *ep);

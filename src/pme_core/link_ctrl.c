@@ -2,13 +2,15 @@
  * link_ctrl.c - unsequenced control frames (ACK, LOSE, STOP, GO, CREDIT, CREDIT_REQ,
  * HELLO and HELLO_ACK, PING and PONG, BYE) and the state that rides on every frame.
  *
- * Every frame we send carries our view of the reverse direction when we have one
- * (PME_F_ACK_VALID: the cumulative ACK and the eager credit limit we grant), so a busy
- * exchange needs few pure ACKs.
+ * Every frame we send carries our view of the reverse direction of its rail when we
+ * have one (PME_F_ACK_VALID: the rail's cumulative ACK and the eager credit limit we
+ * grant), so a busy exchange needs few pure ACKs. ACK, LOSE, STOP and GO go on the
+ * rail they are about; what is about the peer (CREDIT, PING, BYE) on its primary.
  */
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "counters_shm.h"
 #include "link.h"
 
 uint64_t pme_link_next_nonce(struct pme_ep *ep)
@@ -16,17 +18,21 @@ uint64_t pme_link_next_nonce(struct pme_ep *ep)
     return ++ep->nonce;
 }
 
-void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, struct pme_wire_hdr *wh)
+/* What rides on every frame we send on rail k: the cumulative ACK of the peer's frames
+ * on that rail, and the eager credit we grant it. */
+void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, unsigned k,
+                            struct pme_wire_hdr *wh)
 {
+    struct pme_rail *r = &p->rail[k];
     wh->job_id = htonl(ep->keys.job_id);
-    if (!p->rx_open)
+    if (!r->rx_open)
         return;
     wh->flags |= htons(PME_F_ACK_VALID);
-    wh->ack = htonl(p->rcv_nxt - 1);
+    wh->ack = htonl(r->rcv_nxt - 1);
     wh->credit = htonl(p->credit_granted);
-    p->unacked = 0;
-    p->ack_deadline = 0;
-    p->ack_now = false;
+    r->unacked = 0;
+    r->ack_deadline = 0;
+    r->ack_now = false;
     p->credit_sent = p->credit_granted;
 }
 
@@ -42,22 +48,29 @@ static void count_ctrl(struct pme_ep *ep, struct pme_peer *p, int type)
     }
 }
 
-int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, size_t sublen)
+/* The largest control sub-header: a HELLO and the MACs of every rail. */
+#define CTRL_SUB_MAX (sizeof(struct pme_wire_hello) + 6 * PME_WIRE_MAX_RAILS)
+
+int pme_link_ctrl_rail(struct pme_ep *ep, pme_peer_t idx, unsigned k, int type,
+                       const void *sub, size_t sublen)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    uint8_t buf[PME_HDRS_BYTES];
-    if (sublen > PME_HDRS_BYTES - PME_ETH_HLEN - sizeof(struct pme_wire_hdr))
+    struct pme_rail *r = &p->rail[k];
+    uint8_t buf[PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + CTRL_SUB_MAX];
+    if (sublen > CTRL_SUB_MAX)
         return PME_ERR_INVAL;
-    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->dself[p->dev], p->mac, p->node,
+    struct pme_wire_hdr *wh = pme_wire_start(buf, &ep->dself[r->dev], r->mac, p->node,
                                              p->ep_id, type, sublen);
-    pme_link_fill_rx_state(ep, p, wh);
+    wh->rail = (uint8_t)k;
+    pme_link_fill_rx_state(ep, p, k, wh);
     if (sublen)
         memcpy(wh + 1, sub, sublen);
     struct pme_dev_frame f = {.iov = {{buf, PME_ETH_HLEN + sizeof(*wh) + sublen}}, .iovcnt = 1};
     pme_wire_seal(&ep->keys, &ep->self, pme_link_next_nonce(ep), &f);
-    struct pme_dev *dev = ep->devs[p->dev];
+    struct pme_dev *dev = ep->devs[r->dev];
     int n = dev->ops->send(dev, &f, 1);
     if (n == 1) {
+        ep->shm->ifs[r->dev].tx_frames++;
         ep->ctr->tx_frames++;
         ep->ctr->tx_bytes += f.iov[0].iov_len;
         p->ctr->tx_frames++;
@@ -67,28 +80,48 @@ int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, 
     return n == 1 ? PME_OK : PME_EAGAIN;
 }
 
-/* Open our direction toward the peer (again, if the last HELLO went unanswered). */
-void pme_link_hello(struct pme_ep *ep, pme_peer_t idx)
+int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, size_t sublen)
 {
-    struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->tx_state == TX_NEW) {
-        uint32_t isn;
-        if (pme_getrandom(&isn, sizeof(isn)))
-            isn = (uint32_t)ep->now ^ ep->self.incarnation;
-        p->snd_una = p->snd_nxt = p->snd_max = isn;
-        p->tx_state = TX_HELLO;
-        p->hello_tries = 0;
-        p->rto_us = ep->cfg.rto_us;
-    }
+    return pme_link_ctrl_rail(ep, idx, pme_peer_get(ep, idx)->primary, type, sub, sublen);
+}
+
+size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
+                           uint32_t echo)
+{
     struct pme_wire_hello h = {
-        .first_seq = htonl(p->snd_una),
+        .echo = htonl(echo),
+        .first_seq = htonl(first_seq),
         .max_frame = htons((uint16_t)ep->mtu),
-        .nrails = 1,
+        .nrails = (uint8_t)ep->nrails,
         .features = htonl(PME_FEAT_RMA),
     };
-    p->hello_tries++;
-    pme_link_ctrl(ep, idx, PME_T_HELLO, &h, sizeof(h));
-    pme_timer_arm_rto(ep, idx);
+    memcpy(buf, &h, sizeof(h));
+    for (unsigned k = 0; k < ep->nrails; k++)
+        memcpy(buf + sizeof(h) + 6 * k, ep->devs[k]->mac, 6);
+    return sizeof(h) + 6 * ep->nrails;
+}
+
+/* Open our direction on rail k (rail 0 opens the connection), or ask again. */
+void pme_link_hello(struct pme_ep *ep, pme_peer_t idx, unsigned k)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_rail *r = &p->rail[k];
+    if (k == 0 && p->tx_state == TX_NEW)
+        p->tx_state = TX_HELLO;
+    if (r->state == RAIL_NEW) {
+        uint32_t isn;
+        if (pme_getrandom(&isn, sizeof(isn)))
+            isn = (uint32_t)ep->now ^ ep->self.incarnation ^ k;
+        r->snd_una = r->snd_nxt = r->snd_max = isn;
+        r->state = RAIL_HELLO;
+        r->hello_tries = 0;
+        r->rto_us = ep->cfg.rto_us;
+    }
+    uint8_t body[CTRL_SUB_MAX];
+    size_t len = pme_link_hello_body(ep, body, r->snd_una, 0);
+    r->hello_tries++;
+    pme_link_ctrl_rail(ep, idx, k, PME_T_HELLO, body, len);
+    pme_timer_arm_rto(ep, idx, k);
 }
 
 /* Room again in the pool: let every stopped sender go (Appendix B's GO). */
@@ -102,10 +135,12 @@ void pme_link_send_go_if_room(struct pme_ep *ep)
         return;
     for (uint32_t i = 0; i < ep->npeers && ep->stopped_peers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        if (p->we_stopped) {
-            p->we_stopped = false;
-            ep->stopped_peers--;
-            pme_link_ctrl(ep, i, PME_T_GO, NULL, 0);
+        for (unsigned k = 0; k < p->nrails; k++) {
+            if (p->rail[k].we_stopped) {
+                p->rail[k].we_stopped = false;
+                ep->stopped_peers--;
+                pme_link_ctrl_rail(ep, i, k, PME_T_GO, NULL, 0);
+            }
         }
     }
 }

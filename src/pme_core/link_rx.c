@@ -1,9 +1,12 @@
 /*
  * link_rx.c - the receiving half: every frame is judged by the wire layer first
  * (addressing, job, length, MAC or CRC) and changes nothing until it passed; then
- * Go-Back-N for PM on the receiver (Appendix B): accept only the next frame in
- * sequence; an older one is a duplicate (ACK again), a newer one means a loss (one LOSE
- * per gap); no buffer means STOP, and GO once there is room.
+ * Go-Back-N for PM on the receiver (Appendix B), on each rail of its own: accept only
+ * the next frame in the rail's sequence; an older one is a duplicate (ACK again), a
+ * newer one means a loss (one LOSE per gap); no buffer means STOP, and GO once there is
+ * room. Items that must arrive in order carry the sender's order number: one we took
+ * already (sent again over another rail after its first rail died) is acknowledged and
+ * not delivered twice.
  *
  * A peer's frames must carry the incarnation we know for it (its HELLO or HELLO_ACK
  * taught us) and, when frames are authenticated, a nonce we have not seen: a frame of
@@ -13,6 +16,7 @@
 #include <endian.h>
 #include <string.h>
 
+#include "counters_shm.h"
 #include "link.h"
 
 /* A peer's own words, after the link accepted them. */
@@ -24,6 +28,8 @@ struct rx {
     pme_peer_t idx;
     struct pme_peer *p;
     uint8_t dev;            /* the device it came in by */
+    uint8_t k;              /* the rail it names (hdr.rail) */
+    struct pme_rail *r;     /* that rail of the peer */
 };
 
 static void count_verdict(struct pme_ep *ep, enum pme_wire_verdict v)
@@ -49,7 +55,7 @@ static int nak_peer(struct pme_ep *ep, const uint8_t *f, const struct pme_wire_n
         return pme_peer_lookup(ep, nak->src_node, nak->src_ep, false, idx);
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        if (p->ep_id == nak->src_ep && !memcmp(p->mac, f + 6, 6)) {
+        if (p->ep_id == nak->src_ep && !memcmp(p->rail0.mac, f + 6, 6)) {
             *idx = i;
             return PME_OK;
         }
@@ -107,8 +113,40 @@ static void learn_incarnation(struct pme_peer *p, uint32_t inc)
 {
     p->peer_incarnation = inc;
     p->known = true;
-    memset(&p->replay, 0, sizeof(p->replay));
+    for (unsigned k = 0; k < p->nrails; k++)
+        memset(&p->rail[k].replay, 0, sizeof(p->rail[k].replay));
     memset(&p->kreplay, 0, sizeof(p->kreplay));
+}
+
+/* What a HELLO says of the peer's NICs: how many rails it has, and their MACs when its
+ * HELLO lists them. */
+static void learn_rails(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello *h)
+{
+    unsigned n = h->nrails ? h->nrails : 1;
+    unsigned listed = (unsigned)((r->len - sizeof(*h)) / 6);
+    r->p->peer_rails = (uint8_t)(n < PME_WIRE_MAX_RAILS ? n : PME_WIRE_MAX_RAILS);
+    if (listed > n)
+        listed = n;
+    if (listed)
+        pme_peer_set_macs(ep, r->idx, (const uint8_t (*)[6])(const void *)(h + 1), listed);
+}
+
+/* Rails both ends have: ours (the peer's allocation) and as many as it said. */
+static unsigned usable_rails(const struct pme_peer *p)
+{
+    unsigned n = p->peer_rails ? p->peer_rails : 1;
+    return n < p->nrails ? n : p->nrails;
+}
+
+/* Open our direction on every rail beyond the first that both ends have and whose MAC
+ * we know (rail 0 opened: the peer knows us). */
+static void open_rails(struct pme_ep *ep, struct rx *r)
+{
+    static const uint8_t no_mac[6];
+    struct pme_peer *p = r->p;
+    for (unsigned k = 1; k < usable_rails(p); k++)
+        if (p->rail[k].state == RAIL_NEW && memcmp(p->rail[k].mac, no_mac, 6))
+            pme_link_hello(ep, r->idx, k);
 }
 
 /* A new incarnation of a peer (or its first HELLO): start its receive direction.
@@ -132,15 +170,55 @@ static bool rx_open(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello
     if (!same)
         learn_incarnation(p, inc);
     p->rx_epoch++;
-    p->rcv_nxt = ntohl(h->first_seq);
-    p->rx_open = true;
-    p->lose_sent = p->we_stopped = false;
+    p->rx_order = 1;
+    r->r->rcv_nxt = ntohl(h->first_seq);
+    r->r->rx_open = p->rx_open = true;
+    r->r->lose_sent = r->r->we_stopped = false;
     p->rx_grant = ep->up->peer_open(ep, r->idx);
     p->credit_granted = p->credit_consumed + p->rx_grant;
     uint16_t mf = ntohs(h->max_frame);
     if (mf < p->max_frame)
         p->max_frame = mf;
+    learn_rails(ep, r, h);
     return true;
+}
+
+static void answer_hello(struct pme_ep *ep, struct rx *r)
+{
+    uint8_t body[sizeof(struct pme_wire_hello) + 6 * PME_WIRE_MAX_RAILS];
+    size_t len = pme_link_hello_body(ep, body, 0, ntohl(r->wh->incarnation));
+    pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_HELLO_ACK, body, len);
+}
+
+/* A HELLO or HELLO_ACK on a rail beyond the first: that rail of a connection rail 0
+ * opened. */
+static void on_rail_hello(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello *h)
+{
+    struct pme_peer *p = r->p;
+    if (!p->rx_open || !p->known || p->peer_incarnation != ntohl(r->wh->incarnation) ||
+        r->k >= usable_rails(p)) {
+        ep->ctr->drop_stale++;
+        return;
+    }
+    if (r->wh->type == PME_T_HELLO) {
+        if (!r->r->rx_open) {
+            r->r->rcv_nxt = ntohl(h->first_seq);
+            r->r->rx_open = true;
+            r->r->lose_sent = r->r->we_stopped = false;
+        }
+        answer_hello(ep, r);
+        if (p->tx_state == TX_OPEN && r->r->state == RAIL_NEW)
+            pme_link_hello(ep, r->idx, r->k);
+        return;
+    }
+    if (r->r->state != RAIL_HELLO || ntohl(h->echo) != ep->self.incarnation)
+        return;
+    r->r->state = RAIL_OPEN;
+    r->r->rto_us = ep->cfg.rto_us;
+    r->r->rto_deadline = 0;
+    r->r->owed_since_ns = 0;
+    pme_timer_rearm(ep, r->idx);
+    pme_peer_mark_dirty(ep, r->idx); /* it can take pieces of streams now */
 }
 
 static void on_hello(struct pme_ep *ep, struct rx *r)
@@ -155,20 +233,18 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
         ep->ctr->drop_bad_header++;
         return;
     }
-    p->features = ntohl(h->features);
+    if (r->k) {
+        on_rail_hello(ep, r, h);
+        return;
+    }
+    p->takes_rma = !!(ntohl(h->features) & PME_FEAT_RMA);
     if (r->wh->type == PME_T_HELLO) {
         if (!rx_open(ep, r, h))
             return;
-        struct pme_wire_hello a = {
-            .echo = r->wh->incarnation,
-            .max_frame = htons((uint16_t)ep->mtu),
-            .nrails = 1,
-            .features = htonl(PME_FEAT_RMA),
-        };
-        pme_link_ctrl(ep, r->idx, PME_T_HELLO_ACK, &a, sizeof(a));
+        answer_hello(ep, r);
         /* Open our direction too: answers (CTS, replies) need not wait a round trip. */
         if (p->tx_state == TX_NEW)
-            pme_link_hello(ep, r->idx);
+            pme_link_hello(ep, r->idx, 0);
         return;
     }
     /* HELLO_ACK */
@@ -180,81 +256,116 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
     uint16_t mf = ntohs(h->max_frame);
     if (mf < p->max_frame)
         p->max_frame = mf;
+    learn_rails(ep, r, h);
     p->credit_limit = ntohl(r->wh->credit);
     p->credit_used = 0;
     p->credit_grant = p->credit_limit;
     p->tx_state = TX_OPEN;
-    p->rto_us = ep->cfg.rto_us;
-    p->rto_deadline = 0;
+    r->r->state = RAIL_OPEN;
+    r->r->rto_us = ep->cfg.rto_us;
+    r->r->rto_deadline = 0;
+    r->r->owed_since_ns = 0;
     ep->up->credit_known(ep, r->idx);
+    open_rails(ep, r);
+    pme_timer_rearm(ep, r->idx);
     pme_peer_mark_dirty(ep, r->idx);
 }
 
 /* ---- sequenced frames ---- */
 
+/* An in-order item's frame: whether to deliver it (its item is the one due), or take it
+ * without delivering (an item we took already, sent again over another rail), or not
+ * take it at all (an item ahead of the one due: that one is still on its way). */
+enum { ORDER_DUE, ORDER_SEEN, ORDER_AHEAD };
+static int order_check(const struct pme_peer *p, const struct pme_wire_hdr *wh)
+{
+    uint32_t order = ntohl(wh->order);
+    if (!order || wh->type == PME_T_RDATA || wh->type == PME_T_NOP)
+        return ORDER_DUE;
+    if (order == p->rx_order)
+        return ORDER_DUE;
+    return pme_seq_before(order, p->rx_order) ? ORDER_SEEN : ORDER_AHEAD;
+}
+
 static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
 {
     struct pme_peer *p = r->p;
+    struct pme_rail *rl = r->r;
     uint32_t seq = ntohl(r->wh->seq);
-    if (!p->rx_open) {
+    if (!rl->rx_open) {
         ep->ctr->drop_unknown_peer++;
         return;
     }
-    if (seq != p->rcv_nxt) {
-        if (pme_seq_before(seq, p->rcv_nxt)) {
+    if (seq != rl->rcv_nxt) {
+        if (pme_seq_before(seq, rl->rcv_nxt)) {
             /* It was sent again: our ACK may have been lost. */
             ep->ctr->drop_duplicate++;
             p->ctr->drop_duplicate++;
-            p->ack_now = true;
+            rl->ack_now = true;
         } else {
             ep->ctr->drop_out_of_order++;
             p->ctr->drop_out_of_order++;
-            if (!p->lose_sent) {
-                p->lose_sent = true;
-                pme_link_ctrl(ep, r->idx, PME_T_LOSE, NULL, 0);
+            if (!rl->lose_sent) {
+                rl->lose_sent = true;
+                pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, NULL, 0);
             }
         }
         pme_peer_mark_dirty(ep, r->idx);
         return;
     }
-    int taken = r->wh->type == PME_T_NOP
+    int order = order_check(p, r->wh);
+    if (order == ORDER_AHEAD) {
+        ep->ctr->drop_out_of_order++;
+        p->ctr->drop_out_of_order++;
+        rl->ack_now = true; /* the sender sends it again later */
+        pme_peer_mark_dirty(ep, r->idx);
+        return;
+    }
+    int taken = r->wh->type == PME_T_NOP || order == ORDER_SEEN
                     ? 0
                     : ep->up->deliver(ep, r->idx, r->wh, (const uint8_t *)(r->wh + 1), r->len,
                                       r->flags);
+    if (order == ORDER_SEEN) {
+        ep->ctr->drop_duplicate++;
+        p->ctr->drop_duplicate++;
+    }
     if (taken == PME_RX_NO_BUFFER) {
         ep->ctr->drop_no_buffer++;
         p->ctr->drop_no_buffer++;
         /* STOP once, and again to each probe while the pool stays full. */
-        if (!p->we_stopped || (r->flags & PME_F_ACK_REQ)) {
-            if (!p->we_stopped)
+        if (!rl->we_stopped || (r->flags & PME_F_ACK_REQ)) {
+            if (!rl->we_stopped)
                 ep->stopped_peers++;
-            p->we_stopped = true;
-            pme_link_ctrl(ep, r->idx, PME_T_STOP, NULL, 0);
+            rl->we_stopped = true;
+            pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_STOP, NULL, 0);
         }
         return;
     }
-    p->rcv_nxt++;
-    p->lose_sent = false;
-    if (p->we_stopped) {
+    rl->rcv_nxt++;
+    rl->lose_sent = false;
+    if (order == ORDER_DUE && ntohl(r->wh->order) && (r->flags & PME_F_LAST) &&
+        r->wh->type != PME_T_RDATA && !++p->rx_order)
+        p->rx_order = 1;
+    if (rl->we_stopped) {
         /* A probe got through: there is room again, let the sender go on. */
-        p->we_stopped = false;
+        rl->we_stopped = false;
         ep->stopped_peers--;
-        pme_link_ctrl(ep, r->idx, PME_T_GO, NULL, 0);
+        pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_GO, NULL, 0);
         return;
     }
-    p->unacked++;
-    if ((r->flags & PME_F_ACK_REQ) || p->unacked * 2 >= ep->cfg.window) {
-        p->ack_now = true;
+    rl->unacked++;
+    if ((r->flags & PME_F_ACK_REQ) || rl->unacked * 2 >= ep->cfg.window) {
+        rl->ack_now = true;
         pme_peer_mark_dirty(ep, r->idx);
     } else {
-        pme_timer_arm_ack(ep, r->idx);
+        pme_timer_arm_ack(ep, r->idx, r->k);
     }
 }
 
 /* ---- control frames ---- */
 
 /* The reverse direction's state rides on every frame (but a HELLO_ACK's credit field is
- * the initial grant, read by on_hello). */
+ * the initial grant, read by on_hello): the credit is the peer's, the ACK the rail's. */
 static void take_rx_state(struct pme_ep *ep, struct rx *r)
 {
     struct pme_peer *p = r->p;
@@ -266,20 +377,22 @@ static void take_rx_state(struct pme_ep *ep, struct rx *r)
         p->credit_limit = credit;
         if (p->credit_stalled) {
             p->credit_stalled = false;
+            p->peer_rto_us = ep->cfg.rto_us;
             pme_peer_mark_dirty(ep, r->idx);
         }
     }
-    pme_link_ack(ep, r->idx, ntohl(r->wh->ack));
+    if (r->r->state == RAIL_OPEN)
+        pme_link_ack(ep, r->idx, r->k, ntohl(r->wh->ack));
 }
 
-/* LOSE, STOP and GO name the first frame the peer lacks; one naming a frame it has
- * already acknowledged is stale (a later ACK overtook it) and is ignored: acting on it
- * would rewind below the first unacknowledged frame. */
+/* LOSE, STOP and GO name the first frame the peer lacks on their rail; one naming a
+ * frame it has already acknowledged is stale (a later ACK overtook it) and is ignored:
+ * acting on it would rewind below the first unacknowledged frame. */
 static bool rewind_point(struct rx *r, uint32_t *next)
 {
     *next = ntohl(r->wh->ack) + 1;
     return (r->flags & PME_F_ACK_VALID) && r->p->tx_state == TX_OPEN &&
-           !pme_seq_before(*next, r->p->snd_una);
+           r->r->state == RAIL_OPEN && !pme_seq_before(*next, r->r->snd_una);
 }
 
 static void on_ping(struct pme_ep *ep, struct rx *r)
@@ -290,12 +403,13 @@ static void on_ping(struct pme_ep *ep, struct rx *r)
     }
     const struct pme_wire_ping *in = (const void *)(r->wh + 1);
     if (r->wh->type == PME_T_PING) {
-        struct pme_wire_ping out = {in->token, htonl(r->p->rcv_nxt), 0};
+        struct pme_wire_ping out = {in->token, htonl(r->r->rcv_nxt), 0};
         pme_link_ctrl(ep, r->idx, PME_T_PONG, &out, sizeof(out));
         return;
     }
     if (r->p->ping_out && be64toh(in->token) == r->p->ping_token) {
         r->p->ping_out = false;
+        r->p->peer_rto_us = ep->cfg.rto_us;
         pme_timer_rearm(ep, r->idx);
     }
 }
@@ -305,7 +419,7 @@ static void on_ping(struct pme_ep *ep, struct rx *r)
 static void on_bye(struct pme_ep *ep, struct rx *r)
 {
     struct pme_peer *p = r->p;
-    bool pending = p->q_head || pme_peer_has_inflight(p) || p->rndv_in || p->rndv_out ||
+    bool pending = pme_peer_has_queued(p) || p->rndv_in || p->rndv_out ||
                    p->tx_state == TX_HELLO;
     if (pending)
         pme_ep_set_error(ep, "peer %08x/%u closed its endpoint (its process ended or was "
@@ -324,8 +438,8 @@ static void on_control(struct pme_ep *ep, struct rx *r)
     case PME_T_LOSE:
         ep->ctr->lose_rx++;
         p->ctr->lose_rx++;
-        if (rewind_point(r, &next) && pme_seq_before(next, p->snd_nxt)) {
-            pme_link_rewind(ep, p, next);
+        if (rewind_point(r, &next) && pme_seq_before(next, r->r->snd_nxt)) {
+            pme_link_rewind(r->r, next);
             pme_peer_mark_dirty(ep, r->idx);
         }
         break;
@@ -333,19 +447,19 @@ static void on_control(struct pme_ep *ep, struct rx *r)
         ep->ctr->stop_rx++;
         p->ctr->stop_rx++;
         if (rewind_point(r, &next)) {
-            p->stopped = true;
-            if (pme_seq_before(next, p->snd_nxt))
-                pme_link_rewind(ep, p, next);
-            pme_timer_arm_rto(ep, r->idx);
+            r->r->stopped = true;
+            if (pme_seq_before(next, r->r->snd_nxt))
+                pme_link_rewind(r->r, next);
+            pme_timer_arm_rto(ep, r->idx, r->k);
         }
         break;
     case PME_T_GO:
         ep->ctr->go_rx++;
         p->ctr->go_rx++;
         if (rewind_point(r, &next)) {
-            p->stopped = false;
-            if (pme_seq_before(next, p->snd_nxt))
-                pme_link_rewind(ep, p, next);
+            r->r->stopped = false;
+            if (pme_seq_before(next, r->r->snd_nxt))
+                pme_link_rewind(r->r, next);
             pme_peer_mark_dirty(ep, r->idx);
         }
         break;
@@ -375,23 +489,31 @@ static void on_control(struct pme_ep *ep, struct rx *r)
 
 /* ---- every frame ---- */
 
-/* Who sent it, and may it be heard: known incarnation, fresh nonce, not failed. */
+/* Who sent it, and may it be heard: known incarnation, a rail of ours it may use,
+ * fresh nonce, not failed. */
 static bool admit(struct pme_ep *ep, struct rx *r)
 {
     const struct pme_wire_hdr *wh = r->wh;
     bool hello = wh->type == PME_T_HELLO || wh->type == PME_T_HELLO_ACK;
-    /* Only an (authenticated, when frames are) HELLO makes a stranger a peer. */
-    if (pme_peer_lookup(ep, ntohl(wh->src_node), ntohs(wh->src_ep), wh->type == PME_T_HELLO,
-                        &r->idx)) {
+    /* Only an (authenticated, when frames are) HELLO on rail 0 makes a stranger a peer. */
+    if (pme_peer_lookup(ep, ntohl(wh->src_node), ntohs(wh->src_ep),
+                        wh->type == PME_T_HELLO && wh->rail == 0, &r->idx)) {
         ep->ctr->drop_unknown_peer++;
         return false;
     }
     r->p = pme_peer_get(ep, r->idx);
+    r->k = wh->rail;
+    /* Rail k joins device k at both ends: a frame of rail k > 0 comes in by device k. */
+    if (r->k >= r->p->nrails || (r->k && r->dev != r->k)) {
+        ep->ctr->drop_bad_header++;
+        return false;
+    }
+    r->r = &r->p->rail[r->k];
     static const uint8_t no_mac[6];
-    if (!r->p->routed && !memcmp(r->p->mac, no_mac, 6)) {
+    if (!r->p->routed && !memcmp(r->r->mac, no_mac, 6)) {
         /* A peer that found us, with no route to it: answer where it spoke. */
-        memcpy(r->p->mac, r->frame + 6, 6);
-        r->p->dev = r->dev;
+        memcpy(r->r->mac, r->frame + 6, 6);
+        r->r->dev = r->dev;
     }
     uint32_t inc = ntohl(wh->incarnation);
     bool same = r->p->known && r->p->peer_incarnation == inc;
@@ -411,9 +533,10 @@ static bool admit(struct pme_ep *ep, struct rx *r)
         return false;
     }
     if (ep->keys.auth == PME_AUTH_MAC) {
-        /* The kernel counts its frames apart from the process: its nonces must not
-         * push the process's out of the window. */
-        struct pme_replay *w = kernel ? &r->p->kreplay : &r->p->replay;
+        /* The kernel counts its frames apart from the process, and each rail's frames
+         * come in the order of their own device: each has its own window, so that no
+         * rail's nonces push another's out of it. */
+        struct pme_replay *w = kernel ? &r->p->kreplay : &r->r->replay;
         uint64_t nonce = be64toh(wh->nonce);
         if (same && !pme_replay_fresh(w, nonce)) {
             ep->ctr->drop_replay++;
@@ -433,6 +556,7 @@ void pme_link_rx(void *arg, const uint8_t *f, size_t n)
     const struct pme_dev_placed *placed = ep->devs[in->dev]->placed;
     ep->ctr->rx_frames++;
     ep->ctr->rx_bytes += n;
+    ep->shm->ifs[in->dev].rx_frames++;
     enum pme_wire_verdict v =
         pme_wire_check_placed(&ep->keys, &ep->dself[in->dev], f, n, placed, ep->mtu);
     if (v == PME_WIRE_OTHER_VERSION) {
@@ -448,7 +572,7 @@ void pme_link_rx(void *arg, const uint8_t *f, size_t n)
     r.flags = ntohs(r.wh->flags);
     if (!admit(ep, &r))
         return;
-    r.p->last_rx_ns = ep->now;
+    r.p->last_rx_ns = r.r->last_rx_ns = ep->now;
     r.p->ctr->rx_frames++;
     r.p->ctr->rx_bytes += n;
     take_rx_state(ep, &r);
@@ -458,7 +582,9 @@ void pme_link_rx(void *arg, const uint8_t *f, size_t n)
         on_control(ep, &r);
 }
 
-/* After a batch of frames: send what the batch made due, once per peer. */
+/* After a batch of frames: send what the batch made due, once per peer: frames the
+ * window now allows (they carry ACKs and credit along), ACKs each rail owes, then
+ * credit if none of those carried it. */
 void pme_link_after_batch(struct pme_ep *ep)
 {
     for (uint32_t i = 0; i < ep->dirty.n; i++) {
@@ -467,13 +593,14 @@ void pme_link_after_batch(struct pme_ep *ep)
         p->dirty = false;
         if (p->tx_state == TX_FAILED)
             continue;
-        pme_link_pump(ep, idx); /* data frames carry the ACK and credit along */
+        pme_link_pump(ep, idx);
         if (!p->rx_open)
             continue;
-        if (p->ack_now)
-            pme_link_ctrl(ep, idx, PME_T_ACK, NULL, 0);
-        else if (p->credit_granted - p->credit_sent >= (p->rx_grant + 1) / 2 &&
-                 p->credit_granted != p->credit_sent)
+        for (unsigned k = 0; k < p->nrails; k++)
+            if (p->rail[k].rx_open && p->rail[k].ack_now)
+                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+        if (p->credit_granted - p->credit_sent >= (p->rx_grant + 1) / 2 &&
+            p->credit_granted != p->credit_sent)
             pme_link_ctrl(ep, idx, PME_T_CREDIT, NULL, 0);
     }
     ep->dirty.n = 0;

@@ -83,17 +83,20 @@ static uint32_t peer_open(struct pme_ep *ep, pme_peer_t idx)
 static void credit_known(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    for (struct pme_txmsg **pp = &p->q_head; *pp; pp = &(*pp)->next) {
+    struct pme_txmsg **tail, **cur;
+    for (struct pme_txmsg **pp = pme_link_ordered_queue(ep, idx, &tail, &cur); *pp;
+         pp = &(*pp)->next) {
         struct pme_txmsg *m = *pp, *rts;
         if (m->type != PME_T_DATA || m->started || m->cost <= p->credit_grant ||
             pme_rndv_convert(ep, idx, m, &rts) != PME_OK)
             continue;
         rts->next = m->next;
+        rts->order = m->order; /* it takes the message's place in the order */
         *pp = rts;
-        if (p->q_tail == m)
-            p->q_tail = rts;
-        if (p->cur == m)
-            p->cur = rts;
+        if (*tail == m)
+            *tail = rts;
+        if (*cur == m)
+            *cur = rts;
         m->next = NULL;
     }
     pme_rma_peer_known(ep, idx);

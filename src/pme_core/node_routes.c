@@ -19,6 +19,64 @@ static int by_node(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int coords_by_node(const void *a, const void *b)
+{
+    uint32_t x = ((const struct pme_node_coords *)a)->node;
+    uint32_t y = ((const struct pme_node_coords *)b)->node;
+    return x < y ? -1 : x > y;
+}
+
+/* Room for one more element of size sz in *v (n used, *cap allocated); 0 or -1. */
+static int grow(void **v, size_t n, size_t *cap, size_t sz)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *p = realloc(*v, c * sz);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+/* A "topology" or "coords" line (pme_route.h); 0, or -1 with err saying what is wrong. */
+static int take_place(struct pme_routes *r, const struct pme_route_line *l, size_t *cap,
+                      char *err, size_t errlen)
+{
+    if (l->kind == PME_RL_TOPOLOGY) {
+        if (r->ndims >= 0) {
+            snprintf(err, errlen, "a second topology line");
+            return -1;
+        }
+        r->ndims = (int)l->ndims;
+        memcpy(r->dims, l->num, sizeof(r->dims));
+        return 0;
+    }
+    if (r->ndims <= 0 || l->ndims != (unsigned)r->ndims) {
+        snprintf(err, errlen, "coordinates of node %u without a ring or torus of %u "
+                 "dimensions on a topology line before them", l->u.node, l->ndims);
+        return -1;
+    }
+    for (unsigned d = 0; d < l->ndims; d++) {
+        if (l->num[d] >= r->dims[d]) {
+            snprintf(err, errlen, "node %u's coordinate %u is outside the topology (size %u)",
+                     l->u.node, l->num[d], r->dims[d]);
+            return -1;
+        }
+    }
+    if (grow((void **)&r->coords, r->ncoords, cap, sizeof(*r->coords))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct pme_node_coords *c = &r->coords[r->ncoords++];
+    memset(c, 0, sizeof(*c));
+    c->node = l->u.node;
+    for (unsigned d = 0; d < l->ndims; d++)
+        c->c[d] = (uint16_t)l->num[d];
+    return 0;
+}
+
 static int iface_index(const struct pme_routes *r, const char *name)
 {
     for (unsigned i = 0; i < r->niface; i++)
@@ -27,8 +85,9 @@ static int iface_index(const struct pme_routes *r, const char *name)
     return -1;
 }
 
-/* One parsed line into *r; 0, or -1 with err saying what is wrong with it. */
-static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_t *cap,
+/* One parsed line into *r; 0, or -1 with err saying what is wrong with it. cap[0] and
+ * cap[1]: room in r->v and r->coords. */
+static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_t cap[2],
                      char *err, size_t errlen)
 {
     switch (l->kind) {
@@ -59,15 +118,9 @@ static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_
                      l->u.node, l->iface);
             return -1;
         }
-        if (r->n == *cap) {
-            size_t c = *cap ? *cap * 2 : 64;
-            struct pme_route_hop *v = realloc(r->v, c * sizeof(*v));
-            if (!v) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-            r->v = v;
-            *cap = c;
+        if (grow((void **)&r->v, r->n, &cap[0], sizeof(*r->v))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
         }
         struct pme_route_hop *h = &r->v[r->n++];
         h->node = l->u.node;
@@ -76,6 +129,9 @@ static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_
         memcpy(h->mac, l->mac, 6);
         return 0;
     }
+    case PME_RL_TOPOLOGY:
+    case PME_RL_COORDS:
+        return take_place(r, l, &cap[1], err, errlen);
     default:
         snprintf(err, errlen, "not a line of the route format");
         return -1;
@@ -85,6 +141,7 @@ static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_
 int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
+    r->ndims = -1;
     if (pme_route_path(r->path, sizeof(r->path))) {
         snprintf(err, errlen, "the route file's path is too long");
         return -1;
@@ -97,7 +154,7 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
         return -1;
     }
     char line[512], why[160];
-    size_t cap = 0;
+    size_t cap[2] = {0, 0};
     unsigned lineno = 0;
     bool have_format = false, have_node = false;
     int rc = 0;
@@ -112,7 +169,7 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
         }
         have_format |= l.kind == PME_RL_FORMAT;
         have_node |= l.kind == PME_RL_NODE;
-        rc = take_line(r, &l, &cap, why, sizeof(why));
+        rc = take_line(r, &l, cap, why, sizeof(why));
     }
     fclose(f);
     if (!rc && !have_node) {
@@ -130,11 +187,24 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
         pme_routes_free(r);
         return -1;
     }
-    qsort(r->v, r->n, sizeof(*r->v), by_node);
+    /* qsort wants an array even for nothing to sort, and a file without routes or
+     * coordinates has none. */
+    if (r->n > 1)
+        qsort(r->v, r->n, sizeof(*r->v), by_node);
     for (size_t i = 1; i < r->n; i++) {
         if (r->v[i].node == r->v[i - 1].node) {
             snprintf(err, errlen, "route file %s has two routes to node %u (reinstall the "
                      "routes: pme_route install TOPOLOGY)", r->path, r->v[i].node);
+            pme_routes_free(r);
+            return -1;
+        }
+    }
+    if (r->ncoords > 1)
+        qsort(r->coords, r->ncoords, sizeof(*r->coords), coords_by_node);
+    for (size_t i = 1; i < r->ncoords; i++) {
+        if (r->coords[i].node == r->coords[i - 1].node) {
+            snprintf(err, errlen, "route file %s gives node %u's coordinates twice (reinstall "
+                     "the routes: pme_route install TOPOLOGY)", r->path, r->coords[i].node);
             pme_routes_free(r);
             return -1;
         }
@@ -148,12 +218,22 @@ void pme_routes_free(struct pme_routes *r)
     free(r->v);
     r->v = NULL;
     r->n = 0;
+    free(r->coords);
+    r->coords = NULL;
+    r->ncoords = 0;
 }
 
 const struct pme_route_hop *pme_routes_find(const struct pme_routes *r, uint32_t node)
 {
     struct pme_route_hop key = {.node = node};
     return r->n ? bsearch(&key, r->v, r->n, sizeof(key), by_node) : NULL;
+}
+
+const struct pme_node_coords *pme_routes_coords(const struct pme_routes *r, uint32_t node)
+{
+    struct pme_node_coords key = {.node = node};
+    return r->ncoords ? bsearch(&key, r->coords, r->ncoords, sizeof(key), coords_by_node)
+                      : NULL;
 }
 
 int pme_route_ifaces(char *buf, size_t len, char *err, size_t errlen)

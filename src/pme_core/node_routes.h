@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "iflist.h"
+#include "pme_route.h"
 
 struct pme_route_hop {
     uint32_t node;          /* destination */
@@ -18,6 +19,12 @@ struct pme_route_hop {
     uint8_t file_iface;     /* index into struct pme_routes.iface */
     uint8_t hops;           /* links to the destination */
     uint8_t mac[6];         /* next hop's Ethernet address on that interface */
+};
+
+/* Where a node sits on a ring or torus (a "coords" line). */
+struct pme_node_coords {
+    uint32_t node;
+    uint16_t c[PME_ROUTE_MAX_DIMS];
 };
 
 struct pme_routes {
@@ -28,6 +35,12 @@ struct pme_routes {
     char iface[PME_MAX_DEVS][PME_IFNAME_LEN];
     struct pme_route_hop *v; /* sorted by node */
     size_t n;
+    /* the "topology" line: -1 when there is none, 0 a switch, else a ring's or torus's
+     * dimensions; and the nodes' coordinates (sorted by node) */
+    int ndims;
+    unsigned dims[PME_ROUTE_MAX_DIMS];
+    struct pme_node_coords *coords;
+    size_t ncoords;
 };
 
 /* Read this node's route file (pme_route_path). No file: *r says not present and the
@@ -36,5 +49,7 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen);
 void pme_routes_free(struct pme_routes *r);
 /* The route to node, or NULL when the file has none. */
 const struct pme_route_hop *pme_routes_find(const struct pme_routes *r, uint32_t node);
+/* Where node sits on the file's ring or torus, or NULL when the file does not say. */
+const struct pme_node_coords *pme_routes_coords(const struct pme_routes *r, uint32_t node);
 
 #endif

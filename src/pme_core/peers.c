@@ -55,10 +55,42 @@ static void set_path(struct pme_ep *ep, struct pme_peer *p)
 {
     const struct pme_route_hop *h = pme_routes_find(&ep->routes, p->node);
     if (h && h->iface < ep->ndev) {
-        p->dev = h->iface;
-        memcpy(p->mac, h->mac, 6);
+        p->rail0.dev = h->iface;
+        memcpy(p->rail0.mac, h->mac, 6);
         p->routed = true;
     }
+}
+
+/* The peer's rails: rail 0 in the peer, more in an array of their own (rail k leaves by
+ * our device k). An endpoint of one rail pays nothing for rails. */
+static int rails_new(struct pme_ep *ep, struct pme_peer *p)
+{
+    p->nrails = (uint8_t)ep->nrails;
+    p->rail = &p->rail0;
+    if (ep->nrails > 1) {
+        p->rail = calloc(ep->nrails, sizeof(*p->rail));
+        if (!p->rail)
+            return PME_ERR_NOMEM;
+    }
+    for (unsigned k = 0; k < p->nrails; k++) {
+        p->rail[k].dev = (uint8_t)k;
+        p->rail[k].rto_us = ep->cfg.rto_us;
+    }
+    return PME_OK;
+}
+
+void pme_peer_set_macs(struct pme_ep *ep, pme_peer_t idx, const uint8_t (*macs)[6], unsigned n)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->routed)
+        return;
+    for (unsigned k = 0; k < n && k < p->nrails; k++) {
+        memcpy(p->rail[k].mac, macs[k], 6);
+        p->rail[k].dev = (uint8_t)k;
+    }
+    if (n > 1 && !p->peer_rails)
+        p->peer_rails = (uint8_t)n;
+    memcpy(ep->shm->peers[idx].mac, p->rail[0].mac, 6);
 }
 
 int pme_peer_check_path(struct pme_ep *ep, const struct pme_peer *p)
@@ -111,13 +143,17 @@ static int peer_new(struct pme_ep *ep, uint32_t node, uint16_t ep_id, pme_peer_t
     pme_peer_t idx = ep->npeers++;
     struct pme_peer *p = pme_peer_get(ep, idx);
     memset(p, 0, sizeof(*p));
+    if (rails_new(ep, p)) {
+        ep->npeers--;
+        return PME_ERR_NOMEM;
+    }
     p->node = node;
     p->ep_id = ep_id;
     p->tx_state = TX_NEW;
-    p->rto_us = ep->cfg.rto_us;
+    p->peer_rto_us = ep->cfg.rto_us;
     p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
     set_path(ep, p);
-    p->ctr = pme_shm_peer_slot(ep->shm, idx, node, ep_id, p->mac);
+    p->ctr = pme_shm_peer_slot(ep->shm, idx, node, ep_id, p->rail0.mac);
     hash_insert(ep->hash, ep->hash_mask, peer_key(node, ep_id), idx);
     *out = idx;
     return PME_OK;
@@ -159,6 +195,11 @@ void pme_peer_mark_dirty(struct pme_ep *ep, pme_peer_t idx)
 
 void pme_peers_free(struct pme_ep *ep)
 {
+    for (uint32_t i = 0; i < ep->npeers; i++) {
+        struct pme_peer *p = pme_peer_get(ep, i);
+        if (p->rail != &p->rail0)
+            free(p->rail);
+    }
     for (uint32_t c = 0; c < ep->nchunks; c++)
         free(ep->chunks[c]);
     free(ep->chunks);
@@ -168,36 +209,57 @@ void pme_peers_free(struct pme_ep *ep)
     ep->npeers = ep->nchunks = 0;
 }
 
-/* ---- addresses: "pme<version>:<node, 8 hex digits>/<endpoint id>@<MAC>" ---- */
+/* ---- addresses: "pme<version>:<node, 8 hex digits>/<endpoint id>@<MAC>[,<MAC>...]" ----
+ * One MAC per rail, rail 0 first: a peer of several NICs names each. */
 
-int pme_addr_format(const struct pme_wire_self *self, char *buf, size_t len)
+int pme_addr_format(const struct pme_wire_self *self, const uint8_t (*macs)[6], unsigned n,
+                    char *buf, size_t len)
 {
-    const uint8_t *m = self->mac;
-    int n = snprintf(buf, len, "pme%d:%08x/%u@%02x:%02x:%02x:%02x:%02x:%02x", PME_WIRE_VERSION,
-                     self->node, self->ep, m[0], m[1], m[2], m[3], m[4], m[5]);
-    return n < 0 || (size_t)n >= len ? PME_ERR_INVAL : n;
+    int used = snprintf(buf, len, "pme%d:%08x/%u@", PME_WIRE_VERSION, self->node, self->ep);
+    for (unsigned k = 0; k < n && used >= 0 && (size_t)used < len; k++) {
+        const uint8_t *m = macs[k];
+        int w = snprintf(buf + used, len - (size_t)used, "%s%02x:%02x:%02x:%02x:%02x:%02x",
+                         k ? "," : "", m[0], m[1], m[2], m[3], m[4], m[5]);
+        used = w < 0 ? -1 : used + w;
+    }
+    return used < 0 || (size_t)used >= len ? PME_ERR_INVAL : used;
 }
 
 /* Returns PME_OK, PME_ERR_VERSION (well-formed prefix, other version: *version says
  * which) or PME_ERR_ADDR. */
 int pme_addr_parse(const char *addr, unsigned *version, uint32_t *node, uint16_t *ep_id,
-                   uint8_t mac[6])
+                   uint8_t (*macs)[6], unsigned *nmacs)
 {
     unsigned n, id, m[6];
-    char tail;
+    int used;
     if (!addr || sscanf(addr, "pme%u:", version) != 1)
         return PME_ERR_ADDR;
     if (*version != PME_WIRE_VERSION)
         return PME_ERR_VERSION;
     const char *rest = strchr(addr, ':') + 1;
     if (strspn(rest, "0123456789abcdefABCDEF") != 8 ||
-        sscanf(rest, "%8x/%u@%2x:%2x:%2x:%2x:%2x:%2x%c", &n, &id, &m[0], &m[1], &m[2], &m[3],
-               &m[4], &m[5], &tail) != 8 ||
-        id > PME_EP_ID_MAX || n == PME_NODE_ANY)
+        sscanf(rest, "%8x/%u@%n", &n, &id, &used) != 2 || !used || id > PME_EP_ID_MAX ||
+        n == PME_NODE_ANY)
         return PME_ERR_ADDR;
+    const char *s = rest + used;
+    unsigned k = 0;
+    for (;;) {
+        int w = 0;
+        if (k == PME_ADDR_MACS || strspn(s, "0123456789abcdefABCDEF:") < 17 ||
+            sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5],
+                   &w) != 6 || w != 17)
+            return PME_ERR_ADDR;
+        for (int i = 0; i < 6; i++)
+            macs[k][i] = (uint8_t)m[i];
+        k++;
+        s += w;
+        if (!*s)
+            break;
+        if (*s++ != ',')
+            return PME_ERR_ADDR;
+    }
     *node = n;
     *ep_id = (uint16_t)id;
-    for (int i = 0; i < 6; i++)
-        mac[i] = (uint8_t)m[i];
+    *nmacs = k;
     return PME_OK;
 }

@@ -7,9 +7,11 @@
  * on MPICH.
  *
  * Model
- *   - An endpoint (pme_ep_t) is one process's attachment to one NIC, identified on
- *     the wire by (node, endpoint id). Several processes on a node share a NIC, each
- *     with its own endpoint id.
+ *   - An endpoint (pme_ep_t) is one process's attachment to its node's NICs (one, a
+ *     list, or the route file's on a mesh), identified on the wire by (node, endpoint
+ *     id). Several processes on a node share the NICs, each with its own endpoint id.
+ *     On a switched network the endpoint's k-th NIC is its rail k: large messages are
+ *     striped over the rails both ends have.
  *   - Frames are authenticated (a keyed MAC under a secret the job's processes share:
  *     pme_config.secret) or, on a network where every host is trusted, only checked
  *     for corruption (CRC32C): pme_config.auth.
@@ -92,6 +94,9 @@ int pme_loop_wire_create(const struct pme_loop_faults *faults, struct pme_loop_w
 void pme_loop_wire_set_faults(struct pme_loop_wire *wire, const struct pme_loop_faults *faults);
 /* Detach an endpoint's MAC from the wire: its frames vanish, as if the host died. */
 void pme_loop_wire_cut(struct pme_loop_wire *wire, pme_ep_t *ep);
+/* The same for one device of an endpoint of several (PME_IFACE names them): its link
+ * reads as down from then on, as a pulled cable's. */
+void pme_loop_wire_cut_iface(struct pme_loop_wire *wire, pme_ep_t *ep, unsigned iface);
 void pme_loop_wire_destroy(struct pme_loop_wire *wire);
 /* Tests speak raw frames too: put a whole Ethernet frame on the wire (faults apply),
  * and take frames sent to a MAC no endpoint has (returns the length, 0 if none). */
@@ -109,8 +114,18 @@ enum pme_auth {
 
 #define PME_SECRET_BYTES 16
 
+/* Whether the ring device's frames skip the interface's queueing discipline. */
+enum pme_bypass {
+    PME_BYPASS_OFF = 0,     /* the default */
+    PME_BYPASS_ON = 1,      /* whatever the interface's egress holds */
+    PME_BYPASS_AUTO = 2,    /* when it holds only the kernel's default queues */
+};
+
 /* A new job secret from the kernel's random source; 0 on success. */
 int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES]);
+
+/* The most interfaces one endpoint spans (a node of a 3D torus has six). */
+#define PME_MAX_IFACES 8
 
 struct pme_config {
     const char *device;         /* "auto" (default: "kernel" when /dev/pme
@@ -136,7 +151,10 @@ struct pme_config {
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     unsigned link_down_ms;      /* owing this long over an interface that is down or has
-                                 * no carrier fails the peer (0: never) PME_LINK_DOWN_MS */
+                                 * no carrier fails the peer, or drops that rail when it
+                                 * has others (0: never)              PME_LINK_DOWN_MS */
+    unsigned rail_timeout_ms;   /* a rail unanswered this long while the peer answers on
+                                 * another is dropped                 PME_RAIL_TIMEOUT_MS */
     int wait_mode;              /* enum pme_wait_mode                   PME_WAIT */
     unsigned spin_us;           /* AUTO, own core: poll this long before sleeping PME_SPIN_US */
     unsigned yield_us;          /* AUTO, core shared: yield this long first PME_YIELD_US */
@@ -146,10 +164,15 @@ struct pme_config {
     size_t ring_bytes;          /* kernel receive ring (ring, pcap)     PME_RING */
     size_t zc_min_bytes;        /* smallest rendezvous moved without copies where the
                                  * device can (kernel), 0: never         PME_ZC_MIN */
+    size_t tx_ring_bytes;       /* kernel send ring (ring; 0: sendmmsg) PME_TX_RING */
+    int qdisc_bypass;           /* enum pme_bypass                      PME_QDISC_BYPASS */
     int counters_shm;           /* publish counters for pme_info, 1/0   PME_COUNTERS */
     int helper;                 /* a thread answers while the caller is away PME_HELPER */
     unsigned helper_us;         /* how long away before it does         PME_HELPER_US */
     struct pme_loop_wire *loop_wire; /* the wire of the loop device */
+    /* Tests of rails: the wire of the loop device of interface i when iface names
+     * several (NULL: loop_wire), as separate switches are. */
+    struct pme_loop_wire *loop_wires[PME_MAX_IFACES];
 };
 
 /* Fill cfg with the defaults. */
@@ -158,14 +181,21 @@ void pme_config_init(struct pme_config *cfg);
  * variable in err (if given) when one does not parse. */
 int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen);
 
-/* The most interfaces one endpoint spans (a node of a 3D torus has six). */
-#define PME_MAX_IFACES 8
-
 /* This node's route file (pme_route.h: $PME_ROUTES, else /run/pme/routes.<netns>), which
  * pme_route installs on a mesh: 1 and its data interfaces as "xp,xm,yp,ym" in buf, 0 when
  * there is none, or PME_ERR_INVAL with err saying what is wrong with it. An endpoint
  * whose configuration names no interface spans these. */
 int pme_route_ifaces(char *buf, size_t len, char *err, size_t errlen);
+
+/* The cores near interface ifname's NIC, as hwloc sees this machine ("0-7"; "unknown"
+ * for a virtual interface) into cpus: 1 when the calling thread runs only on them, 0
+ * when not, -1 when unknown. */
+int pme_iface_locality(const char *ifname, char *cpus, size_t len);
+
+/* The interfaces an endpoint spans when neither PME_IFACE nor a route file names them:
+ * every Ethernet interface that is up, but loopback, bridges and the ones carrying a
+ * default route, joined with commas into buf. Returns how many (0: none). */
+int pme_default_ifaces(char *buf, size_t len);
 
 /* Open an endpoint. On failure *ep is NULL and, if err is given, it holds a sentence
  * naming the cause and the fix (e.g. CAP_NET_RAW). */
@@ -177,9 +207,10 @@ void pme_ep_close(pme_ep_t *ep);
 int pme_ep_flush(pme_ep_t *ep, int timeout_ms);
 
 /* The endpoint's address, e.g. "pme2:0a000001/7@02:00:0a:00:00:01" (node, endpoint
- * id, MAC). Returns the length
+ * id, MAC), with the MAC of each rail when it has several
+ * ("pme2:0a000001/7@02:00:0a:00:00:01,02:00:0a:01:00:01"). Returns the length
  * (excluding NUL) or PME_ERR_INVAL when len is too small. */
-#define PME_ADDR_MAX 64
+#define PME_ADDR_MAX 192
 int pme_ep_addr(pme_ep_t *ep, char *buf, size_t len);
 /* Register a peer by its address string. The same address twice gives the same
  * pme_peer_t. Nothing is sent until the first message. */
@@ -263,6 +294,29 @@ uint64_t pme_ep_now_ns(pme_ep_t *ep);
  * yield_us (spin_us with a core of its own) sleeps on the device for at most
  * max_sleep_us so that the other sources are still polled often. */
 void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
+
+/* Where nodes sit: the "topology" and "coords" lines of this node's route file
+ * (pme_route.h), which pme_route writes on a ring or torus. MPI places ranks by them
+ * and runs collectives along a torus's axes. */
+#define PME_TOPO_MAX_DIMS 3
+enum pme_topo_kind {
+    PME_TOPO_UNKNOWN = 0,   /* no route file, or it does not say where this node sits */
+    PME_TOPO_SWITCH = 1,    /* every node is one link away */
+    PME_TOPO_TORUS = 2,     /* a torus of ndims dimensions (a ring has one) */
+};
+struct pme_topology {
+    int kind;                       /* enum pme_topo_kind */
+    int ndims;                      /* torus: 1 to PME_TOPO_MAX_DIMS, else 0 */
+    int dims[PME_TOPO_MAX_DIMS];    /* torus: its size in each dimension */
+    int coords[PME_TOPO_MAX_DIMS];  /* torus: where this node sits */
+    uint32_t node;                  /* this node's id */
+};
+void pme_ep_topology(pme_ep_t *ep, struct pme_topology *t);
+/* Where peer's node sits: its coordinates (on a torus, else -1 each) and *hops, the
+ * links from this node to it (0: this node; the route's length). PME_OK,
+ * PME_ERR_INVAL for an unknown peer, PME_ERR_UNREACHABLE when the route file does not
+ * say (no file, no route to the node, or a torus without its coordinates). */
+int pme_peer_place(pme_ep_t *ep, pme_peer_t peer, int coords[PME_TOPO_MAX_DIMS], int *hops);
 
 /*
  * One-sided communication (RMA).
@@ -353,6 +407,7 @@ struct pme_counters {
     uint64_t drop_stale;    /* from an old incarnation of the peer (or ahead of its HELLO) */
     uint64_t peers_failed, peers_closed, wait_spins, wait_sleeps, helper_passes;
     uint64_t rx_overruns;   /* frames the device's ring had no room for (sampled) */
+    uint64_t rails_dropped; /* rails to peers given up (link down, or unanswered) */
     uint64_t rma_in;        /* one-sided requests this endpoint acted on as target */
     uint64_t rma_refused;   /* ... and refused (no such window, out of its bounds, bad op) */
 };
@@ -366,9 +421,17 @@ struct pme_counters {
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \
     X(peers_failed) X(peers_closed) X(wait_spins) X(wait_sleeps) X(helper_passes) \
-    X(rx_overruns) X(rma_in) X(rma_refused)
+    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
+/* Frames through each interface the endpoint spans (rail k is interface k on a switched
+ * network): interface i's name (the loop device has none: "") and its counts;
+ * PME_ERR_INVAL past the last. */
+struct pme_iface_counters {
+    uint64_t tx_frames, rx_frames, retransmits;
+};
+int pme_ep_iface_counters(pme_ep_t *ep, unsigned i, char *name, size_t len,
+                          struct pme_iface_counters *c);
 /* A number that grows whenever a frame comes or goes: a caller tells an idle progress
  * pass from a busy one (a rendezvous moves many frames without an event) cheaply. */
 uint64_t pme_ep_activity(pme_ep_t *ep);

@@ -35,6 +35,7 @@
 #include "idxvec.h"
 #include "iovcur.h"
 #include "pme.h"
+#include "ranges.h"
 #include "pme_wire.h"
 #include "node_routes.h"
 #include "seq.h"
@@ -106,6 +107,7 @@ struct pme_rndv {
     struct pme_rxbuf *hdrbuf;
     struct pme_iov_cursor cur;
     struct iovec *iov;
+    struct pme_ranges landed; /* the bytes that have landed (any order, once each) */
 };
 
 /* One-sided communication (rma_*.c). A holder of a window's lock. Its lock is released
@@ -146,16 +148,25 @@ struct pme_rreq {
 
 /* ---- layer 3 (the link) owns these ---- */
 
-/* One sequenced item of a peer's send queue. Frame i of an item is rebuilt from the
+/* One sequenced item of a rail's send queue. Frame i of an item is rebuilt from the
  * item alone whenever it goes (again), so an item never points at anything that may go
  * away before its last frame is acknowledged: an RTS keeps its own copy of the offer,
  * because the offer's request can complete (a CTS that discards it) while the RTS is
  * still unacknowledged. RDATA reads the sender's buffers through `cur`, which its
- * owner keeps alive until the item is done (pme_upcalls.item_done). */
+ * owner keeps alive until the item is done (pme_upcalls.item_done).
+ *
+ * With several rails a rendezvous stream is striped: its item (the "stripe") waits on
+ * the peer's stripe list and the rails carve pieces of it, RDATA items of their own
+ * whose `stripe` points back at it and whose `base` is their first byte; the stripe is
+ * done when every byte was carved and every piece acknowledged. Items that must arrive
+ * in order (DATA, RTS, CTS) take one rail at a time and carry the peer's `order`
+ * number, so that a receiver takes each once even when a dead rail's items go again
+ * over another. */
 struct pme_txmsg {
     struct pme_txmsg *next;
     uint8_t type;           /* PME_T_DATA, RTS, CTS, RDATA, NOP */
     uint8_t started;        /* first_seq/nframes are fixed */
+    uint8_t charged;        /* DATA: its cost is in credit_used (stays so if it moves) */
     uint16_t hdr_len;       /* DATA, RTS: bytes of user header at the start of data */
     uint16_t aux;           /* CTS: PME_CTS_DISCARD */
     uint32_t first_seq;
@@ -163,80 +174,115 @@ struct pme_txmsg {
     uint32_t frag;          /* payload bytes per frame */
     uint32_t cost;          /* DATA: credit it takes */
     uint32_t total;         /* DATA: bytes of hdr||data */
+    uint32_t order;         /* DATA, RTS, CTS: the peer's in-order number (never 0) */
     void *owner;            /* RDATA: the message layer's request */
     struct pme_iov_cursor *cur; /* RDATA: where its bytes come from */
     uint64_t len;           /* RDATA: bytes to stream; RTS: bytes offered */
+    uint64_t base;          /* RDATA piece: offset of its first byte in the stream */
+    uint64_t carved;        /* stripe: bytes handed to pieces so far */
+    uint32_t pieces_out;    /* stripe: pieces not yet acknowledged */
+    struct pme_txmsg *stripe; /* RDATA piece: the stripe it was carved from */
     uint32_t send_id, rndv_id; /* RTS: send_id; CTS, RDATA: rndv_id; CTS: send_id */
     uint64_t accepted;      /* CTS */
     uint8_t data[];         /* DATA: hdr||data; RTS: the user header */
 };
 
 enum { TX_NEW = 0, TX_HELLO = 1, TX_OPEN = 2, TX_FAILED = 3 };
+/* A rail's sending direction: RAIL_NEW, RAIL_HELLO and RAIL_OPEN as for the peer; a
+ * rail dropped because its link went down or it stopped answering is RAIL_DEAD. */
+enum { RAIL_NEW = 0, RAIL_HELLO = 1, RAIL_OPEN = 2, RAIL_DEAD = 3 };
 
-struct pme_peer {
-    /* who it is and how to reach it */
-    uint32_t node;
-    uint16_t ep_id;
-    uint8_t mac[6];         /* the Ethernet destination of frames to it (next hop) */
-    uint8_t dev;            /* the endpoint's device that reaches it (ep->devs) */
-    bool routed;            /* dev and mac come from the route file, not the address */
-    uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
-    /* link state */
-    uint8_t tx_state;
-    bool rx_open;           /* the peer's HELLO arrived: rcv_nxt is valid */
-    bool stopped;           /* the peer sent STOP */
-    bool we_stopped;        /* we sent STOP and owe a GO */
+/* One rail toward a peer: our device k and the peer's NIC k, with a Go-Back-N channel
+ * of its own (sequence numbers, window, timers, ACK/LOSE/STOP/GO) in each direction, so
+ * that a loss on one rail stalls none of the others. A peer reached over one interface
+ * (a single NIC, a route on a mesh) has one rail. */
+struct pme_rail {
+    uint8_t mac[6];         /* the Ethernet destination of frames on it (next hop) */
+    uint8_t dev;            /* the endpoint's device it leaves by (ep->devs) */
+    uint8_t state;          /* RAIL_*: our sending direction */
+    bool rx_open;           /* the peer's HELLO on this rail arrived: rcv_nxt is valid */
+    bool stopped;           /* the peer sent STOP on it */
+    bool we_stopped;        /* we sent STOP on it and owe a GO */
     bool lose_sent;         /* one LOSE per gap */
     bool ack_now;
-    bool active;            /* on the endpoint's timer list */
-    bool dirty;             /* on the endpoint's list to pump after a receive batch */
-    bool credit_stalled;
     bool probe;             /* next frame asks for an immediate ACK */
-    bool keepalive_armed;   /* rto_deadline is a keepalive, not a retransmission */
-    bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
-    bool ping_out;          /* a PING to it awaits its PONG */
-    uint64_t ping_token;
-    int fail_status;
+    bool rtt_timing;
     /* send direction */
     uint32_t snd_una, snd_nxt, snd_max;
-    uint32_t credit_limit, credit_used, credit_grant;
     struct pme_txmsg *q_head, *q_tail, *cur;
     uint32_t cur_frame;
     uint32_t rto_us;        /* current timeout, doubled by each expiry */
     uint32_t srtt_us, rttvar_us; /* smoothed round trip and its variation (0: none yet) */
     uint32_t rtt_seq;       /* the frame being timed, if rtt_timing */
-    bool rtt_timing;
+    uint32_t hello_tries;
     uint64_t rtt_sent_ns;
     uint64_t rto_deadline;
+    uint64_t owed_since_ns; /* when it began to owe us an answer on this rail (0: none) */
+    uint64_t last_rx_ns;    /* when its last valid frame on this rail arrived */
+    /* receive direction */
+    uint32_t rcv_nxt;
+    uint32_t unacked;
+    uint64_t ack_deadline;
+    struct pme_replay replay;  /* the peer's nonces seen on this rail (this incarnation) */
+};
+
+struct pme_peer {
+    /* who it is and how to reach it */
+    uint32_t node;
+    uint16_t ep_id;
+    bool routed;            /* rail 0 comes from the route file, not the address */
+    uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
+    uint8_t nrails;         /* rails allocated (the endpoint's, 1 on a mesh) */
+    uint8_t peer_rails;     /* rails the peer has (its address or HELLO; 0: not known) */
+    uint8_t primary;        /* the rail in-order items take (the first one alive) */
+    /* link state */
+    uint8_t tx_state;       /* TX_*: the peer's handshake (rail 0) and its failure */
+    bool rx_open;           /* the peer's HELLO arrived: its direction is open */
+    bool active;            /* on the endpoint's timer list */
+    bool dirty;             /* on the endpoint's list to pump after a receive batch */
+    bool credit_stalled;
+    bool keepalive_armed;   /* peer_deadline is a keepalive, not a credit request */
+    bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
+    bool ping_out;          /* a PING to it awaits its PONG */
+    bool takes_rma;         /* its HELLO or HELLO_ACK announced PME_FEAT_RMA */
+    int16_t rma_status;     /* the first of our one-sided operations to it that failed
+                             * since the caller asked (a PME_ERR_*) */
+    uint64_t ping_token;
+    int fail_status;
+    uint32_t peer_rto_us;   /* the peer timer's interval, doubled while unanswered */
+    /* send direction */
+    uint32_t credit_limit, credit_used, credit_grant;
+    uint32_t tx_order;      /* the last order number given to an in-order item */
+    struct pme_txmsg *stripe_head, *stripe_tail; /* rendezvous streams the rails carve */
+    uint64_t peer_deadline; /* keepalive or credit request (rails keep their own) */
     uint64_t last_rx_ns;    /* when the last valid frame from it arrived */
     uint64_t owed_since_ns; /* when it began to owe us an answer (0: owes nothing) */
-    uint32_t hello_tries;
-    uint32_t features;      /* PME_FEAT_* of its HELLO or HELLO_ACK */
     /* receive direction */
     uint32_t peer_incarnation; /* its incarnation, once its HELLO or HELLO_ACK came */
     bool known;             /* peer_incarnation is valid */
-    struct pme_replay replay;  /* its nonces seen in that incarnation */
-    struct pme_replay kreplay; /* those of its kernel's frames (PME_F_KERNEL) */
+    bool rma_skip;          /* the first frame of its current one-sided request was
+                             * refused: so are the others */
+    uint16_t rma_asking;    /* our one-sided requests it has yet to answer, sent */
+    struct pme_replay kreplay; /* the nonces of its kernel's frames (PME_F_KERNEL) */
     uint32_t rx_epoch;
-    uint32_t rcv_nxt;
+    uint32_t rx_order;      /* the order number of the next in-order item we take */
     uint32_t rx_grant;      /* what we reserved for it in our pool */
     uint32_t credit_granted, credit_consumed, credit_sent;
-    uint32_t unacked;
-    uint64_t ack_deadline;
     /* written by layer 4 (messages), read by the timers */
     uint32_t rndv_out;      /* our rendezvous sends to it not yet complete */
     uint32_t rndv_in;       /* its rendezvous sends we accepted, not yet landed */
     uint32_t rma_pending;   /* our one-sided operations to it not complete */
-    int rma_status;         /* the first of them that failed since the caller asked */
     uint32_t rma_answers;   /* our answers to its requests, not yet acknowledged */
-    uint32_t rma_asking;    /* our requests it has yet to answer, sent */
-    struct pme_txmsg *rma_held, *rma_held_tail; /* our requests not sent yet: they wait
-                             * while it owes PME_RMA_MAX_ASKING answers (rma_origin.c) */
-    bool rma_skip;          /* the first frame of its current request was refused: so are
-                             * the others */
+    struct pme_txmsg *rma_held; /* the last of our requests not sent yet, its next the
+                             * first (a ring): they wait while it owes PME_RMA_MAX_ASKING
+                             * answers (rma_origin.c) */
     struct pme_rxbuf *asm_buf; /* the eager message being assembled from it */
     uint32_t asm_off;
+    uint32_t asm_order;     /* the order number of the message in asm_buf */
     struct pme_peer_counters *ctr;
+    /* the rails: rail0 here, and with several an array of their own (rail[0..nrails)) */
+    struct pme_rail *rail;
+    struct pme_rail rail0;
 };
 
 struct pme_evq {
@@ -266,6 +312,12 @@ struct pme_ep {
     char ifname[PME_MAX_DEVS][PME_IFNAME_LEN]; /* devs' interfaces (none: loop) */
     unsigned nifname;
     struct pme_routes routes;   /* this node's route file, if there is one */
+    /* Rails: on a switched network (no route file) device k is rail k toward every
+     * peer that has a NIC k too; on a mesh an endpoint has one rail, the routed one. */
+    unsigned nrails;
+    uint8_t near_rail;          /* the rail whose NIC is nearest our cores (hwloc) */
+    char near_cpus[PME_MAX_DEVS][32]; /* each device's NIC locality, for messages */
+    uint32_t rails_warned;      /* rails (bit k) we already warned about dropping */
     struct pme_wire_self self;  /* who we are on the wire */
     struct pme_wire_keys keys;
     uint64_t nonce;             /* the last nonce we sent (layer 1 stamps, layer 3 counts) */
@@ -289,8 +341,10 @@ struct pme_ep {
     uint8_t *bounce[PME_TX_BATCH];
     int nbatch;
     pme_peer_t batch_peer;
-    uint32_t batch_snd_max; /* the peer's snd_max before the batch: what was sent before */
-    bool tx_blocked;        /* the device was full: wait for POLLOUT */
+    uint8_t batch_rail;
+    uint32_t batch_snd_max; /* the rail's snd_max before the batch: what was sent before */
+    bool tx_blocked;        /* a device was full: wait for POLLOUT */
+    uint32_t blocked_devs;  /* which (bit k: ep->devs[k]); the others go on sending */
     uint32_t stopped_peers; /* peers we sent STOP and owe a GO */
     uint64_t version_nak_ns;
 
@@ -309,6 +363,7 @@ struct pme_ep {
     uint64_t load_sampled_ns;
     uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;
+    uint64_t devs_rechecked_ns;  /* progress.c: when the devices last looked again */
     bool oversubscribed;
     /* layer 6: the liveness helper (helper.c), and the lock every public entry takes
      * while a helper exists (eplock.h) */
@@ -341,9 +396,34 @@ static inline int pme_ep_wait_fd(struct pme_ep *ep)
     return ep->ndev > 1 ? ep->wait_fd : ep->dev->ops->fd(ep->dev);
 }
 
+static inline struct pme_rail *pme_rail_get(struct pme_peer *p, unsigned k)
+{
+    return &p->rail[k];
+}
+
+static inline bool pme_rail_has_inflight(const struct pme_rail *r)
+{
+    return r->snd_nxt != r->snd_una;
+}
+
+/* Frames sent to the peer and not yet acknowledged, on any rail. */
 static inline bool pme_peer_has_inflight(const struct pme_peer *p)
 {
-    return p->snd_nxt != p->snd_una;
+    for (unsigned k = 0; k < p->nrails; k++)
+        if (pme_rail_has_inflight(&p->rail[k]))
+            return true;
+    return false;
+}
+
+/* Items queued to the peer that are not yet acknowledged (pme_ep_flush waits for none). */
+static inline bool pme_peer_has_queued(const struct pme_peer *p)
+{
+    if (p->stripe_head)
+        return true;
+    for (unsigned k = 0; k < p->nrails; k++)
+        if (p->rail[k].q_head)
+            return true;
+    return false;
 }
 
 /* errors.c: the endpoint's last detailed error (cause and fix). */

@@ -22,12 +22,19 @@
  *        ethertype 0x88b5
  *        iface <name> <MAC>                    (each data interface of this node)
  *        route <dst node> <iface> <next-hop MAC> <hops>
+ *        topology <ring N | torus AxB | torus AxBxC | switch>   (optional)
+ *        coords <node> <x>[,<y>[,<z>]]          (optional: ring and torus, every node)
  *
  *    A route's <hops> is the number of links to the destination (1 for a neighbour).
  *    A sender puts at least that many in a frame's hops_left: each forwarder drops a
  *    frame that arrives with hops_left <= 1 and decrements it otherwise, so a frame
  *    arrives with hops_left reduced by the number of nodes that forwarded it (its path
  *    length minus one). Destinations without a route line are unreachable.
+ *
+ *    The topology line and one coords line per node (this one included) say where
+ *    every node sits on a ring or torus, so that a process can tell how far apart any
+ *    two nodes are (the torus distance, which is a route's length) without asking
+ *    them: MPI places ranks by it. Routing does not read them.
  *
  *    Where the file is: $PME_ROUTES when set, else
  *        /run/pme/routes.<network namespace inode>
@@ -55,6 +62,7 @@
 #define PME_ROUTE_MAX_NODES 4096        /* entries of a forwarder's route map */
 #define PME_ROUTE_DIR "/run/pme"
 #define PME_ROUTE_ENV "PME_ROUTES"
+#define PME_ROUTE_MAX_DIMS 3    /* a ring has 1 dimension, a torus 2 or 3 */
 #ifndef PME_NODE_ANY
 #define PME_NODE_ANY 0xFFFFFFFFu
 #endif
@@ -89,6 +97,8 @@ enum pme_route_kind {
 	PME_RL_ETHERTYPE,       /* ethertype <x>: u.ethertype */
 	PME_RL_IFACE,           /* iface <name> <mac>: iface, mac */
 	PME_RL_ROUTE,           /* route <dst> <iface> <mac> <hops>: u.node, iface, mac, hops */
+	PME_RL_TOPOLOGY,        /* topology <kind> [sizes]: ndims (0: switch), num[] the sizes */
+	PME_RL_COORDS,          /* coords <node> <x,y,z>: u.node, ndims, num[] the coordinates */
 	PME_RL_BAD = -1
 };
 
@@ -102,6 +112,8 @@ struct pme_route_line {
 	char iface[16];
 	__u8 mac[6];
 	unsigned hops;
+	unsigned ndims;
+	unsigned num[PME_ROUTE_MAX_DIMS];
 };
 
 /* pme_route_path: where this node's text form is (see above). 0, or -1 if no room. */
@@ -149,6 +161,54 @@ static inline int pme_route_parse_u32(const char *s, __u32 *v, int base)
 	return 0;
 }
 
+/* Up to PME_ROUTE_MAX_DIMS numbers below 65536 joined by sep ("4x4", "1,0,2") into
+ * num[]; their count, or 0 if s is not such a list. */
+static inline unsigned pme_route_parse_nums(const char *s, char sep, unsigned num[])
+{
+	char buf[64], *p, *q, *end;
+	unsigned n = 0;
+	unsigned long v;
+
+	if (strlen(s) >= sizeof(buf))
+		return 0;
+	strcpy(buf, s);
+	for (p = buf; n < PME_ROUTE_MAX_DIMS; p = q + 1) {
+		q = strchr(p, sep);
+		if (q)
+			*q = 0;
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = strtoul(p, &end, 10);
+		if (*end || v > 0xFFFF)
+			return 0;
+		num[n++] = (unsigned)v;
+		if (!q)
+			return n;
+	}
+	return 0;
+}
+
+/* "topology ring N", "torus AxB[xC]" (each size at least 2) or "switch" into *l. */
+static inline int pme_route_parse_topology(char **w, int n, struct pme_route_line *l)
+{
+	unsigned i;
+
+	if (n == 2 && !strcmp(w[1], "switch"))
+		l->ndims = 0;
+	else if (n == 3 && !strcmp(w[1], "ring"))
+		l->ndims = pme_route_parse_nums(w[2], ',', l->num) == 1 ? 1 : PME_ROUTE_MAX_DIMS + 1;
+	else if (n == 3 && !strcmp(w[1], "torus"))
+		l->ndims = pme_route_parse_nums(w[2], 'x', l->num);
+	else
+		return -1;
+	if (l->ndims > PME_ROUTE_MAX_DIMS || (n == 3 && l->ndims == 0))
+		return -1;
+	for (i = 0; i < l->ndims; i++)
+		if (l->num[i] < 2)
+			return -1;
+	return 0;
+}
+
 /* pme_route_parse_line: one line of the text form into *l; returns l->kind. */
 static inline int pme_route_parse_line(const char *line, struct pme_route_line *l)
 {
@@ -190,6 +250,12 @@ static inline int pme_route_parse_line(const char *line, struct pme_route_line *
 		l->u.node = v;
 		strcpy(l->iface, w[2]);
 		l->kind = PME_RL_ROUTE;
+	} else if (!strcmp(w[0], "topology") && !pme_route_parse_topology(w, n, l)) {
+		l->kind = PME_RL_TOPOLOGY;
+	} else if (n == 3 && !strcmp(w[0], "coords") && !pme_route_parse_u32(w[1], &v, 10) &&
+		   v != PME_NODE_ANY && (l->ndims = pme_route_parse_nums(w[2], ',', l->num))) {
+		l->u.node = v;
+		l->kind = PME_RL_COORDS;
 	}
 	return l->kind;
 }

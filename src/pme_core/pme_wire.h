@@ -15,6 +15,12 @@
  *     (Ethernet source, src_node, src_ep, incarnation) sits in the fixed header under
  *     the MAC, so a frame whose source was changed fails authentication;
  *   - rails: each frame names the rail whose sequence space its seq and ack belong to.
+ *     Rail k joins the sender's k-th NIC to the receiver's k-th NIC (the k-th interface
+ *     of each endpoint's list) and is a Go-Back-N channel of its own; HELLO on rail 0
+ *     opens the connection and lists the sender's NICs, HELLO on rail k > 0 opens rail
+ *     k. Items that must arrive in order travel on one rail at a time and carry an
+ *     order number, so that a receiver takes each once when a dead rail's items are
+ *     sent again over another; rendezvous data lands at its offset from any rail.
  *
  * A PME frame is an Ethernet II frame of PME's EtherType (0x88B5 unless configured):
  *
@@ -86,7 +92,9 @@ struct pme_wire_hdr {
 	__be16 aux;             /* 36: type-specific */
 	__be16 reserved;        /* 38: 0 */
 	__be32 incarnation;     /* 40: the sender endpoint's, random per open */
-	__be32 reserved2;       /* 44: 0 */
+	__be32 order;           /* 44: DATA, RTS, CTS: the item's number in the sender's
+	                         * in-order stream to this peer (one count over all rails,
+	                         * never 0); 0 in other frames and from senders without it */
 	__be64 nonce;           /* 48: per-sender frame counter, never repeats per incarnation */
 	__u8 check[16];         /* 56: GMAC tag, or CRC32C in check[0..3], or zeros */
 } __attribute__((packed));  /* 72 bytes */
@@ -131,15 +139,18 @@ struct pme_wire_rdata {
 	__be64 offset;
 } __attribute__((packed));
 
-/* PME_T_HELLO and PME_T_HELLO_ACK */
+/* PME_T_HELLO and PME_T_HELLO_ACK, followed by nrails MACs (6 bytes each): the
+ * sender's NIC of each rail, rail 0 first. A receiver reads what hdr.len covers (a
+ * sender of one rail may send none). */
 struct pme_wire_hello {
 	__be32 echo;            /* HELLO_ACK: the incarnation of the HELLO answered */
 	__be32 first_seq;       /* the first sequence number it will send on this rail */
 	__be16 max_frame;       /* largest frame (from EtherType on) it takes, >= 256 */
-	__u8 nrails;            /* rails the sender has toward this peer */
+	__u8 nrails;            /* rails the sender has (0 counts as 1) */
 	__u8 pad;
 	__be32 features;        /* PME_FEAT_*: optional frame types the sender understands */
 } __attribute__((packed));
+#define PME_WIRE_MAX_RAILS 8
 
 /* pme_wire_hello.features */
 #define PME_FEAT_RMA      0x00000001u /* takes PME_T_RMA frames (one-sided communication) */

@@ -53,6 +53,12 @@ int pme_progress_pass(struct pme_ep *ep, bool poll_device)
                 lost += ep->devs[i]->ops->rx_overruns(ep->devs[i]);
         ep->ctr->rx_overruns = lost;
     }
+    if (ep->now - ep->devs_rechecked_ns > PME_DEV_RECHECK_NS) {
+        ep->devs_rechecked_ns = ep->now;
+        for (unsigned i = 0; i < ep->ndev; i++)
+            if (ep->devs[i]->ops->recheck)
+                ep->devs[i]->ops->recheck(ep->devs[i]);
+    }
     pme_counters_sync(ep);
     return (int)(ep->evq.tail - ep->evq.head);
 }

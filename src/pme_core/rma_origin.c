@@ -21,7 +21,7 @@
 static void note_failure(struct pme_peer *p, int status)
 {
     if (status != PME_OK && p->rma_status == PME_OK)
-        p->rma_status = status;
+        p->rma_status = (int16_t)status;
 }
 
 static void one_done(struct pme_peer *p, int status)
@@ -49,6 +49,32 @@ static struct pme_rreq *asks(struct pme_ep *ep, const struct pme_txmsg *m)
     return r.req_id ? pme_slots_get(&ep->rreqs, ntohl(r.req_id)) : NULL;
 }
 
+/* The peer's held requests: a ring through their next pointers, p->rma_held its last
+ * (one pointer per peer). */
+static struct pme_txmsg *held_first(const struct pme_peer *p)
+{
+    return p->rma_held ? p->rma_held->next : NULL;
+}
+
+static void held_append(struct pme_peer *p, struct pme_txmsg *m)
+{
+    m->next = p->rma_held ? p->rma_held->next : m;
+    if (p->rma_held)
+        p->rma_held->next = m;
+    p->rma_held = m;
+}
+
+static struct pme_txmsg *held_take_first(struct pme_peer *p)
+{
+    struct pme_txmsg *m = held_first(p);
+    if (m == p->rma_held)
+        p->rma_held = NULL;
+    else
+        p->rma_held->next = m->next;
+    m->next = NULL;
+    return m;
+}
+
 /* Queue held requests on the link, in order, while the peer may be asked for more
  * answers. Returns whether any went. */
 static bool send_held(struct pme_ep *ep, pme_peer_t idx)
@@ -56,13 +82,10 @@ static bool send_held(struct pme_ep *ep, pme_peer_t idx)
     struct pme_peer *p = pme_peer_get(ep, idx);
     bool any = false;
     while (p->rma_held && p->tx_state != TX_FAILED) {
-        struct pme_txmsg *m = p->rma_held;
-        struct pme_rreq *q = asks(ep, m);
+        struct pme_rreq *q = asks(ep, held_first(p));
         if (q && p->rma_asking >= PME_RMA_MAX_ASKING)
             break;
-        p->rma_held = m->next;
-        if (!p->rma_held)
-            p->rma_held_tail = NULL;
+        struct pme_txmsg *m = held_take_first(p);
         if (q) {
             q->sent = true;
             p->rma_asking++;
@@ -91,16 +114,13 @@ static void complete(struct pme_ep *ep, struct pme_rreq *q, int status)
 static void fail_held(struct pme_ep *ep, pme_peer_t idx, int status)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    struct pme_txmsg *m = p->rma_held;
-    p->rma_held = p->rma_held_tail = NULL;
-    while (m) {
-        struct pme_txmsg *next = m->next;
+    while (p->rma_held) {
+        struct pme_txmsg *m = held_take_first(p);
         struct pme_rreq *q = asks(ep, m);
         if (q)
             complete(ep, q, status);
         pme_rma_request_done(ep, idx, m, status);
         pme_txmsg_free(ep, m);
-        m = next;
     }
 }
 
@@ -118,7 +138,7 @@ int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *
         return PME_ERR_INVAL;
     if (p->tx_state == TX_FAILED)
         return p->fail_status ? p->fail_status : PME_ERR_PEER_DEAD;
-    if (p->tx_state == TX_OPEN && !(p->features & PME_FEAT_RMA))
+    if (p->tx_state == TX_OPEN && !p->takes_rma)
         return PME_ERR_NOTSUP;
     /* Requests that take the lock (they may wait at the target) and fetching ones go in
      * one frame. */
@@ -151,12 +171,7 @@ int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *
     }
     m->send_id = q ? 0 : PME_RMA_ITEM_COUNTS;
     p->rma_pending++;
-    m->next = NULL;
-    if (p->rma_held_tail)
-        p->rma_held_tail->next = m;
-    else
-        p->rma_held = m;
-    p->rma_held_tail = m;
+    held_append(p, m);
     if (send_held(ep, idx)) {
         ep->now = pme_now_ns();
         pme_link_pump(ep, idx);
@@ -246,38 +261,48 @@ void pme_rma_origin_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status)
 }
 
 /* The peer's HELLO_ACK told what it takes. A peer without one-sided communication would
- * drop our requests and break the link: those queued before we knew fail instead. */
+ * drop our requests and break the link: those queued before we knew fail instead. The
+ * in-order items after them take their order numbers (none of them went out yet: the
+ * receiver waits for every number in turn). */
 void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->features & PME_FEAT_RMA)
+    if (p->takes_rma)
         return;
     fail_held(ep, idx, PME_ERR_NOTSUP);
-    struct pme_txmsg **pp = &p->q_head, *last = NULL;
+    struct pme_txmsg **tail, **cur, *last = NULL;
+    struct pme_txmsg **pp = pme_link_ordered_queue(ep, idx, &tail, &cur);
+    uint32_t next_order = 0; /* 0: nothing removed yet */
     bool cur_gone = false;
     while (*pp) {
         struct pme_txmsg *m = *pp;
         if (m->type != PME_T_RMA || m->started) {
+            if (next_order && !m->started && m->order) {
+                m->order = next_order;
+                next_order = next_order + 1 ? next_order + 1 : 1;
+            }
             last = m;
             pp = &m->next;
             continue;
         }
+        if (!next_order)
+            next_order = m->order;
         *pp = m->next;
-        cur_gone |= p->cur == m;
-        struct pme_wire_rma r;
-        memcpy(&r, m->data, sizeof(r));
-        struct pme_rreq *q = pme_slots_get(&ep->rreqs, ntohl(r.req_id));
+        cur_gone |= *cur == m;
+        struct pme_rreq *q = asks(ep, m);
         if (q)
             complete(ep, q, PME_ERR_NOTSUP);
         pme_rma_request_done(ep, idx, m, PME_ERR_NOTSUP);
         pme_txmsg_free(ep, m);
     }
-    p->q_tail = last;
+    *tail = last;
+    if (next_order)
+        p->tx_order = next_order - 1 ? next_order - 1 : UINT32_MAX;
     if (cur_gone) {
-        p->cur = p->q_head;
-        while (p->cur && p->cur->started)
-            p->cur = p->cur->next;
-        p->cur_frame = 0;
+        struct pme_txmsg *c = *pme_link_ordered_queue(ep, idx, &tail, &cur);
+        while (c && c->started)
+            c = c->next;
+        *cur = c;
     }
 }
 
@@ -300,11 +325,8 @@ void pme_rma_free_requests(struct pme_ep *ep)
 {
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        while (p->rma_held) {
-            struct pme_txmsg *m = p->rma_held;
-            p->rma_held = m->next;
-            pme_txmsg_free(ep, m);
-        }
+        while (p->rma_held)
+            pme_txmsg_free(ep, held_take_first(p));
     }
     pme_slots_each(&ep->rreqs, free_request, NULL);
     pme_slots_free(&ep->rreqs);

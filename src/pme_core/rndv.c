@@ -215,6 +215,7 @@ static void rndv_free(struct pme_ep *ep, struct pme_rndv *r)
     if (r->hdrbuf)
         pme_rxbuf_free(ep, r->hdrbuf);
     pme_slots_del(&ep->rndvs, r->id);
+    pme_ranges_free(&r->landed);
     free(r->iov);
     free(r);
 }
@@ -347,7 +348,7 @@ void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, si
     len -= sizeof(*rd);
     struct pme_rndv *r = pme_slots_get(&ep->rndvs, ntohl(rd->rndv_id));
     uint64_t off = be64toh(rd->offset);
-    if (!r || r->peer != idx || r->state != RNDV_ACCEPTED || off != r->received ||
+    if (!r || r->peer != idx || r->state != RNDV_ACCEPTED || off > r->expected ||
         len > r->expected - off) {
         ep->ctr->drop_bad_header++;
         return;
@@ -357,11 +358,16 @@ void pme_rndv_on_rdata(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, si
         ep->ctr->drop_bad_header++;
         return;
     }
+    /* Fragments come in any order when the stream is striped over rails, and a dead
+     * rail's piece comes again over another: count each byte once. */
+    uint64_t fresh = pme_ranges_add(&r->landed, off, off + len);
+    if (!fresh)
+        return;
     if (!zc) {
         pme_iov_cursor_seek(&r->cur, off);
         pme_iov_cursor_copy_in(&r->cur, payload, len);
     }
-    r->received += len;
+    r->received += fresh;
     if (r->received == r->expected)
         rndv_done(ep, r, r->expected < r->total ? PME_ERR_TRUNC : PME_OK);
 }

@@ -12,10 +12,15 @@
  */
 #include "msg.h"
 
-/* The device that reaches the peer, if it moves data without copies. */
+/* The device that reaches the peer, if it moves data without copies. Not over several
+ * rails: a striped stream's frames come and go on several devices, and each would have
+ * to pin and place the same buffer (later work); they are copied. */
 static struct pme_dev *zc_dev(struct pme_ep *ep, pme_peer_t idx)
 {
-    struct pme_dev *dev = ep->devs[pme_peer_get(ep, idx)->dev];
+    const struct pme_peer *p = pme_peer_get(ep, idx);
+    if (p->nrails != 1)
+        return NULL;
+    struct pme_dev *dev = ep->devs[p->rail[0].dev];
     return dev->ops->zc_send_begin ? dev : NULL;
 }
 

@@ -1,6 +1,7 @@
 /*
  * timers.c - firing the link's timers (rto.c arms them): retransmission after a loss
- * (Go back N), delayed ACKs, keepalive probes, and the verdict that a peer is dead.
+ * (Go back N, on each rail), delayed ACKs, keepalive probes, the verdict that a rail is
+ * dead (failover.c drops it) and the verdict that a peer is dead.
  *
  * Liveness is judged on what a peer owes, never on silence: a peer becomes suspect when
  * something we sent it (frames, a handshake, a keepalive probe) has gone unanswered for
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dev_eth.h"
 #include "link.h"
 
 #define RTO_MAX_FACTOR 64u  /* backoff stops doubling at 64 times the first timeout */
@@ -32,12 +32,6 @@ static void send_ping(struct pme_ep *ep, pme_peer_t idx)
     pme_link_ctrl(ep, idx, PME_T_PING, &ping, sizeof(ping));
 }
 
-static void keepalive(struct pme_ep *ep, pme_peer_t idx)
-{
-    send_ping(ep, idx);
-    pme_timer_arm_rto(ep, idx);
-}
-
 /* Since when the peer has owed us an answer without a word from it. */
 static uint64_t owing_since(const struct pme_peer *p)
 {
@@ -52,17 +46,22 @@ static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
     return ep->now - owing_since(p) > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
 }
 
-/* Has the peer owed us an answer for PME_LINK_DOWN_MS while the interface that leads to
- * it is down or without carrier? Counted from when it began to owe, not from its last
- * frame: its frames may still come by another way (the route back differs, or the far
- * end's cable is fine) while ours go nowhere. Read only then: it costs system calls. */
-static bool link_is_down(const struct pme_ep *ep, const struct pme_peer *p)
+/* Has the peer owed us an answer for PME_LINK_DOWN_MS while the interface of every rail
+ * left to it is down or without carrier? Counted from when it began to owe, not from
+ * its last frame: its frames may still come by another way (the route back differs,
+ * or the far end's cable is fine) while ours go nowhere. Read only then: it costs
+ * system calls. */
+static bool link_is_down(struct pme_ep *ep, const struct pme_peer *p)
 {
     char state[24];
-    if (!ep->cfg.link_down_ms || !ep->nifname || !pme_peer_owes(p) || !p->owed_since_ns ||
+    if (!ep->cfg.link_down_ms || !pme_peer_owes(p) || !p->owed_since_ns ||
         ep->now - p->owed_since_ns < (uint64_t)ep->cfg.link_down_ms * 1000000ull)
         return false;
-    return !pme_eth_link_up(ep->ifname[p->dev], state, sizeof(state));
+    for (unsigned k = 0; k < p->nrails; k++)
+        if ((p->rail[k].state == RAIL_OPEN || k == p->primary) &&
+            pme_rail_link_up(ep, &p->rail[k], state, sizeof(state)))
+            return false;
+    return true;
 }
 
 static void suspect(struct pme_ep *ep, pme_peer_t idx)
@@ -74,10 +73,81 @@ static void suspect(struct pme_ep *ep, pme_peer_t idx)
     }
 }
 
-static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
+/* Rail k of the peer may be given up while another rail carries on: when its interface
+ * has been down for PME_LINK_DOWN_MS while the rail owed us an answer, or when it went
+ * unanswered for PME_RAIL_TIMEOUT_MS while the peer answered on another rail. Returns
+ * true when it was dropped. */
+static bool rail_verdict(struct pme_ep *ep, pme_peer_t idx, unsigned k)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    p->rto_deadline = 0;
+    struct pme_rail *r = &p->rail[k];
+    if (pme_rails_alive(p) - (r->state == RAIL_OPEN) == 0 || !r->owed_since_ns)
+        return false;
+    char why[160], state[24];
+    uint64_t owed = ep->now - r->owed_since_ns;
+    uint64_t since = r->owed_since_ns > r->last_rx_ns ? r->owed_since_ns : r->last_rx_ns;
+    const char *ifn = r->dev < ep->nifname ? ep->ifname[r->dev] : "(loop)";
+    if (ep->cfg.link_down_ms && owed >= (uint64_t)ep->cfg.link_down_ms * 1000000ull &&
+        !pme_rail_link_up(ep, r, state, sizeof(state))) {
+        snprintf(why, sizeof(why), "interface %s is %s (for over %u ms, PME_LINK_DOWN_MS)", ifn,
+                 state, ep->cfg.link_down_ms);
+    } else if (ep->now - since > (uint64_t)ep->cfg.rail_timeout_ms * 1000000ull &&
+               p->last_rx_ns > since) {
+        snprintf(why, sizeof(why), "%s on it for %u ms (PME_RAIL_TIMEOUT_MS) while the peer "
+                 "answered on another rail", r->state == RAIL_HELLO ? "no answer to the handshake"
+                                                                 : "no answer",
+                 ep->cfg.rail_timeout_ms);
+    } else {
+        return false;
+    }
+    pme_rail_drop(ep, idx, k, why);
+    return true;
+}
+
+/* Rail k's retransmission timer: the rail's handshake or frames went unanswered. */
+static void rto_fire(struct pme_ep *ep, pme_peer_t idx, unsigned k)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_rail *r = &p->rail[k];
+    r->rto_deadline = 0;
+    if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW || r->state == RAIL_DEAD ||
+        r->state == RAIL_NEW || !pme_rail_owes(r))
+        return;
+    if (rail_verdict(ep, idx, k))
+        return;
+    if (overdue(ep, p) || link_is_down(ep, p)) {
+        suspect(ep, idx);
+        return; /* the verdict comes after progress has drained the device */
+    }
+    ep->ctr->rto_fired++;
+    p->ctr->rto_fired++;
+    if (r->rto_us < pme_rto_base(ep, r) * RTO_MAX_FACTOR)
+        r->rto_us *= 2;
+    if (r->rto_us > PME_RTO_CEILING_US)
+        r->rto_us = PME_RTO_CEILING_US;
+    if (r->state == RAIL_HELLO) {
+        pme_link_hello(ep, idx, k);
+        return;
+    }
+    /* Go back N: everything from the rail's first unacknowledged frame, the first of
+     * them asking for an ACK at once. */
+    pme_link_rewind(r, r->snd_una);
+    r->probe = true;
+    pme_link_pump(ep, idx);
+    /* Long unanswered: probe beside the data. A peer that computes cannot take our
+     * frames (its ring may be full), but its kernel answers the probe. */
+    if (p->ping_out || ep->now - owing_since(p) >= pme_keepalive_ns(ep))
+        send_ping(ep, idx);
+    if (!r->rto_deadline)
+        pme_timer_rearm(ep, idx);
+}
+
+/* The peer's timer: credit asked for, a PONG awaited, or a keepalive while a rendezvous
+ * with it is open. */
+static void peer_fire(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    p->peer_deadline = 0;
     if (p->tx_state == TX_FAILED || p->tx_state == TX_NEW)
         return;
     bool owed = pme_peer_owes(p);
@@ -85,42 +155,24 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx)
         return;
     if (overdue(ep, p) || link_is_down(ep, p)) {
         suspect(ep, idx);
-        return; /* the verdict comes after progress has drained the device */
-    }
-    if (owed) {
-        ep->ctr->rto_fired++;
-        p->ctr->rto_fired++;
-        if (p->rto_us < pme_rto_base(ep, p) * RTO_MAX_FACTOR)
-            p->rto_us *= 2;
-        if (p->rto_us > PME_RTO_CEILING_US)
-            p->rto_us = PME_RTO_CEILING_US;
-    }
-    if (p->tx_state == TX_HELLO) {
-        pme_link_hello(ep, idx);
         return;
     }
-    bool data_owed = pme_peer_has_inflight(p) || p->stopped;
-    if (p->ping_out && !data_owed) {
-        keepalive(ep, idx);
+    if (owed && p->peer_rto_us < ep->cfg.rto_us * RTO_MAX_FACTOR &&
+        p->peer_rto_us < PME_RTO_CEILING_US)
+        p->peer_rto_us *= 2;
+    if (p->ping_out || (!p->credit_stalled && ep->now - p->last_rx_ns >= pme_keepalive_ns(ep))) {
+        send_ping(ep, idx);
+        p->keepalive_armed = false;
+        pme_timer_arm_peer(ep, idx, ep->now + (uint64_t)p->peer_rto_us * 1000u);
         return;
     }
-    if (data_owed) {
-        /* Go back N: everything from the first unacknowledged frame, the first of
-         * them asking for an ACK at once. */
-        pme_link_rewind(ep, p, p->snd_una);
-        p->probe = true;
-        pme_link_pump(ep, idx);
-        /* Long unanswered: probe beside the data. A peer that computes cannot take
-         * our frames (its ring may be full), but its kernel answers the probe. */
-        if (p->ping_out || ep->now - owing_since(p) >= pme_keepalive_ns(ep))
-            send_ping(ep, idx);
-    } else if (p->credit_stalled) {
+    if (p->credit_stalled) {
         pme_link_ctrl(ep, idx, PME_T_CREDIT_REQ, NULL, 0);
-    } else if (ep->now - p->last_rx_ns >= pme_keepalive_ns(ep)) {
-        keepalive(ep, idx);
+        p->keepalive_armed = false;
+        pme_timer_arm_peer(ep, idx, ep->now + (uint64_t)p->peer_rto_us * 1000u);
+        return;
     }
-    if (!p->rto_deadline)
-        pme_timer_rearm(ep, idx);
+    pme_timer_rearm(ep, idx);
 }
 
 void pme_timers_run(struct pme_ep *ep)
@@ -133,10 +185,15 @@ void pme_timers_run(struct pme_ep *ep)
     for (uint32_t i = 0; i < n; i++) {
         pme_peer_t idx = ep->active.v[i];
         struct pme_peer *p = pme_peer_get(ep, idx);
-        if (p->ack_deadline && ep->now >= p->ack_deadline && p->rx_open)
-            pme_link_ctrl(ep, idx, PME_T_ACK, NULL, 0);
-        if (p->rto_deadline && ep->now >= p->rto_deadline)
-            rto_fire(ep, idx);
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_rail *r = &p->rail[k];
+            if (r->ack_deadline && ep->now >= r->ack_deadline && r->rx_open)
+                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+            if (r->rto_deadline && ep->now >= r->rto_deadline)
+                rto_fire(ep, idx, k);
+        }
+        if (p->peer_deadline && ep->now >= p->peer_deadline)
+            peer_fire(ep, idx);
     }
     /* Keep only peers that still have a deadline; recompute the earliest. */
     uint32_t j = 0;
@@ -146,13 +203,11 @@ void pme_timers_run(struct pme_ep *ep)
         struct pme_peer *p = pme_peer_get(ep, idx);
         if (!p->active)
             continue; /* a duplicate entry */
-        if (!p->ack_deadline && !p->rto_deadline) {
+        uint64_t d = pme_peer_next_deadline(p);
+        if (!d) {
             p->active = false;
             continue;
         }
-        uint64_t d = p->rto_deadline;
-        if (p->ack_deadline && (!d || p->ack_deadline < d))
-            d = p->ack_deadline;
         if (!next || d < next)
             next = d;
         ep->active.v[j++] = idx;
@@ -169,28 +224,31 @@ static void path_words(const struct pme_ep *ep, const struct pme_peer *p, char *
                        size_t len)
 {
     buf[0] = 0;
-    if (!ep->nifname)
+    const struct pme_rail *r = &p->rail[p->primary];
+    if (r->dev >= ep->nifname)
         return;
     const struct pme_route_hop *h = p->routed ? pme_routes_find(&ep->routes, p->node) : NULL;
     char hops[24] = "";
     if (h)
         snprintf(hops, sizeof(hops), ", %u hop%s", h->hops, h->hops == 1 ? "" : "s");
     snprintf(buf, len, "; this node (%u) reaches it over %s to next hop "
-             "%02x:%02x:%02x:%02x:%02x:%02x%s", ep->self.node, ep->ifname[p->dev], p->mac[0],
-             p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5], hops);
+             "%02x:%02x:%02x:%02x:%02x:%02x%s", ep->self.node, ep->ifname[r->dev], r->mac[0],
+             r->mac[1], r->mac[2], r->mac[3], r->mac[4], r->mac[5], hops);
 }
 
 static void link_down_verdict(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
+    const struct pme_rail *r = &p->rail[p->primary];
     char state[24], path[160];
-    pme_eth_link_up(ep->ifname[p->dev], state, sizeof(state));
+    pme_rail_link_up(ep, r, state, sizeof(state));
     path_words(ep, p, path, sizeof(path));
     pme_ep_set_error(ep,
                      "the link from node %u to node %u is down: interface %s is %s and peer "
                      "%08x/%u owed us an answer for over %u ms (PME_LINK_DOWN_MS)%s",
-                     ep->self.node, p->node, ep->ifname[p->dev], state, p->node, p->ep_id,
-                     ep->cfg.link_down_ms, path);
+                     ep->self.node, p->node,
+                     r->dev < ep->nifname ? ep->ifname[r->dev] : "(loop)", state, p->node,
+                     p->ep_id, ep->cfg.link_down_ms, path);
     pme_peer_fail(ep, idx, PME_ERR_LINK_DOWN);
 }
 
@@ -239,12 +297,17 @@ void pme_peer_close(struct pme_ep *ep, pme_peer_t idx, int status, bool report)
     p->tx_state = TX_FAILED;
     p->fail_status = status;
     pme_link_purge(ep, idx, status);
-    if (p->we_stopped) {
-        p->we_stopped = false;
-        ep->stopped_peers--;
+    for (unsigned k = 0; k < p->nrails; k++) {
+        struct pme_rail *r = &p->rail[k];
+        if (r->we_stopped) {
+            r->we_stopped = false;
+            ep->stopped_peers--;
+        }
+        r->stopped = r->probe = r->rx_open = false;
+        r->rto_deadline = r->ack_deadline = r->owed_since_ns = 0;
     }
-    p->stopped = p->credit_stalled = p->probe = p->ping_out = false;
-    p->rto_deadline = p->ack_deadline = 0;
+    p->credit_stalled = p->ping_out = false;
+    p->peer_deadline = 0;
     p->owed_since_ns = 0;
     ep->up->peer_failed(ep, idx, status, report);
     p->rx_open = false;
@@ -259,16 +322,24 @@ void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status)
     pme_peer_close(ep, idx, status, true);
 }
 
-/* A failed peer came back as a new process: start over with it. */
+/* A failed peer came back as a new process: start over with it, on every rail. */
 void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     p->tx_state = TX_NEW;
     p->fail_status = 0;
     p->rx_open = false;
-    p->rto_us = ep->cfg.rto_us;
-    p->srtt_us = p->rttvar_us = 0;
-    p->rtt_timing = false;
+    p->tx_order = 0;
+    p->primary = 0;
+    p->peer_rto_us = ep->cfg.rto_us;
+    for (unsigned k = 0; k < p->nrails; k++) {
+        struct pme_rail *r = &p->rail[k];
+        r->state = RAIL_NEW;
+        r->rx_open = false;
+        r->rto_us = ep->cfg.rto_us;
+        r->srtt_us = r->rttvar_us = 0;
+        r->rtt_timing = false;
+    }
     p->max_frame = (uint16_t)(ep->mtu > 65535 ? 65535 : ep->mtu);
     p->credit_limit = p->credit_used = p->credit_grant = 0;
     p->rndv_in = p->rndv_out = 0;
@@ -277,6 +348,7 @@ void pme_peer_revive(struct pme_ep *ep, pme_peer_t idx)
 void pme_link_dump(struct pme_ep *ep, FILE *f)
 {
     static const char *const states[] = {"new", "hello", "open", "failed"};
+    static const char *const rail_states[] = {"new", "hello", "open", "dead"};
     uint64_t now = pme_now_ns();
     fprintf(f, "endpoint %08x/%u: %u peers, pool %zu used %zu reserved of %zu, send pool %zu, "
             "events %u, next timer in %lld us%s\n",
@@ -286,21 +358,28 @@ void pme_link_dump(struct pme_ep *ep, FILE *f)
             ep->tx_blocked ? ", device full" : "");
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
-        if (!p->q_head && !p->rndv_in && !p->rndv_out && !p->rto_deadline && !p->ack_deadline &&
+        if (!pme_peer_has_queued(p) && !p->rndv_in && !p->rndv_out && !pme_peer_next_deadline(p) &&
             p->tx_state != TX_FAILED)
             continue;
-        fprintf(f, "  peer %u %08x/%u %s: send una %u nxt +%u max +%u "
-                "%s%s%s credit %lld/%u, rto %u us (srtt %u var %u) in %lld us%s; "
-                "recv %s nxt %u unacked %u%s%s, rndv in %u out %u\n",
-                i, p->node, p->ep_id,
-                states[p->tx_state], p->snd_una, p->snd_nxt - p->snd_una,
-                p->snd_max - p->snd_una, p->cur ? "queued " : "", p->stopped ? "STOPPED " : "",
+        fprintf(f, "  peer %u %08x/%u %s: %s%s credit %lld/%u, primary rail %u%s, "
+                "rndv in %u out %u%s\n",
+                i, p->node, p->ep_id, states[p->tx_state], p->stripe_head ? "striping " : "",
                 p->credit_stalled ? "credit-stalled " : "",
                 (long long)pme_credit_room(p->credit_limit, p->credit_used), p->credit_grant,
-                p->rto_us, p->srtt_us, p->rttvar_us,
-                p->rto_deadline ? (long long)(p->rto_deadline - now) / 1000 : -1LL,
-                p->keepalive_armed ? " (keepalive)" : "", p->rx_open ? "open" : "closed",
-                p->rcv_nxt, p->unacked, p->we_stopped ? " we-stopped" : "",
-                p->lose_sent ? " lose-sent" : "", p->rndv_in, p->rndv_out);
+                p->primary, p->ping_out ? ", ping out" : "", p->rndv_in, p->rndv_out,
+                p->keepalive_armed ? " (keepalive)" : "");
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_rail *r = &p->rail[k];
+            if (r->state == RAIL_NEW && !r->rx_open)
+                continue;
+            fprintf(f, "    rail %u %s: send una %u nxt +%u max +%u %s%s rto %u us (srtt %u "
+                    "var %u) in %lld us; recv %s nxt %u unacked %u%s%s\n",
+                    k, rail_states[r->state], r->snd_una, r->snd_nxt - r->snd_una,
+                    r->snd_max - r->snd_una, r->cur ? "queued " : "",
+                    r->stopped ? "STOPPED " : "", r->rto_us, r->srtt_us, r->rttvar_us,
+                    r->rto_deadline ? (long long)(r->rto_deadline - now) / 1000 : -1LL,
+                    r->rx_open ? "open" : "closed", r->rcv_nxt, r->unacked,
+                    r->we_stopped ? " we-stopped" : "", r->lose_sent ? " lose-sent" : "");
+        }
     }
 }

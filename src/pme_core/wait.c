@@ -196,10 +196,17 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
  * or the caller's time is up. */
 static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t caller_ns)
 {
-    struct pollfd pfd[PME_MAX_DEVS];
-    for (unsigned i = 0; i < ep->ndev; i++)
-        pfd[i] = (struct pollfd){ep->devs[i]->ops->fd(ep->devs[i]),
-                                 POLLIN | (ep->tx_blocked ? POLLOUT : 0), 0};
+    struct pollfd pfd[2 * PME_MAX_DEVS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < ep->ndev; i++) {
+        struct pme_dev *dev = ep->devs[i];
+        int fd = dev->ops->fd(dev);
+        int out_fd = dev->ops->tx_fd ? dev->ops->tx_fd(dev, ep->tx_blocked)
+                                     : ep->tx_blocked ? fd : -1;
+        pfd[n++] = (struct pollfd){fd, POLLIN | (out_fd == fd ? POLLOUT : 0), 0};
+        if (out_fd >= 0 && out_fd != fd)
+            pfd[n++] = (struct pollfd){out_fd, POLLOUT, 0};
+    }
     uint64_t timeout_ns = min_u64(timer_ns, caller_ns);
     uint64_t slack_ns = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
     bool limited = timeout_ns != UINT64_MAX;
@@ -210,7 +217,7 @@ static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t calle
     }
     struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
     ep->ctr->wait_sleeps++;
-    ppoll(pfd, ep->ndev, limited ? &ts : NULL, NULL);
+    ppoll(pfd, n, limited ? &ts : NULL, NULL);
 }
 
 int pme_wait_do(struct pme_ep *ep, int timeout_ms)
@@ -277,7 +284,7 @@ int pme_flush_do(struct pme_ep *ep, int timeout_ms)
         bool busy = false;
         for (uint32_t i = 0; i < ep->npeers && !busy; i++) {
             struct pme_peer *p = pme_peer_get(ep, i);
-            busy = p->tx_state != TX_FAILED && p->q_head;
+            busy = p->tx_state != TX_FAILED && pme_peer_has_queued(p);
         }
         if (!busy && ep->sendreqs.used == 0)
             return PME_OK;

@@ -35,7 +35,7 @@ int pme_wire_keys_init(struct pme_wire_keys *k, int auth, const uint8_t *secret,
                  secret_len);
         return -1;
     }
-    pme_gmac_init(&k->gmac, secret, 0);
+    pme_gmac_init(&k->gmac, secret, PME_GMAC_BEST);
     /* The public job id is a PRF of the secret: it tells jobs apart cheaply (in the
      * kernel too) and reveals nothing of the key. */
     static const uint8_t label[16] = "PME job id v2";
@@ -116,14 +116,16 @@ void pme_wire_seal(const struct pme_wire_keys *k, const struct pme_wire_self *se
                                          : 0;
     wh->flags |= htons((uint16_t)kind);
     if (kind) {
-        /* The header and whatever follows it in the gathered frame. */
-        struct iovec v[PME_DEV_MAX_IOV];
-        v[0].iov_base = wh;
-        v[0].iov_len = f->iov[0].iov_len - PME_ETH_HLEN;
-        for (int i = 1; i < f->iovcnt; i++)
-            v[i] = f->iov[i];
+        /* The check covers the header and whatever follows it in the gathered frame:
+         * the frame's own iovec array with its first piece moved past the Ethernet
+         * header for the time of the computation (a copy of the array, once per frame,
+         * cost about 1.5% of a stream's sender). */
+        struct iovec eth = f->iov[0];
+        f->iov[0].iov_base = wh;
+        f->iov[0].iov_len = eth.iov_len - PME_ETH_HLEN;
         uint8_t c[16];
-        compute_check(k, kind, v, f->iovcnt, wh, c);
+        compute_check(k, kind, f->iov, f->iovcnt, wh, c);
+        f->iov[0] = eth;
         memcpy(wh->check, c, sizeof(c));
     }
     wh->hops_left = self->hop_limit;

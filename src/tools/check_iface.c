@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "iflist.h"
 
 static const char *sysfs_path(char *path, size_t len, const char *ifname, const char *entry)
 {
@@ -38,28 +39,6 @@ static int sysfs_has(const char *ifname, const char *entry)
 {
     char path[256];
     return access(sysfs_path(path, sizeof(path), ifname, entry), F_OK) == 0;
-}
-
-/* A default route leaves through ifname: IPv4 (destination 0 in /proc/net/route) or
- * IPv6 (::/0 in /proc/net/ipv6_route). */
-static int default_route_via(const char *ifname)
-{
-    char line[512], name[64], dst[64];
-    unsigned long dest;
-    unsigned plen;
-    int found = 0;
-    FILE *f = fopen("/proc/net/route", "r");
-    while (f && !found && fgets(line, sizeof(line), f))
-        found = sscanf(line, "%63s %lx", name, &dest) == 2 && dest == 0 && !strcmp(name, ifname);
-    if (f)
-        fclose(f);
-    f = fopen("/proc/net/ipv6_route", "r");
-    while (f && !found && fgets(line, sizeof(line), f))
-        found = sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, name) == 3 &&
-                plen == 0 && strspn(dst, "0") == 32 && !strcmp(name, ifname);
-    if (f)
-        fclose(f);
-    return found;
 }
 
 static void read_drvinfo(int s, struct check_iface *ci)
@@ -112,7 +91,7 @@ int check_iface_read(const char *name, struct check_iface *ci)
         ci->bridge = !strcmp(ci->driver, "bridge");
         ci->sysfs_ours = sysfs_is_ours(name, ifindex);
         ci->is_virtual = ci->sysfs_ours ? !sysfs_has(name, "device") : !ci->bus[0];
-        ci->default_route = default_route_via(name);
+        ci->default_route = pme_iface_has_default_route(name);
     }
     close(s);
     return rc;

@@ -61,7 +61,7 @@ static void list_interfaces(void)
     }
     printf("Interfaces PME can use (Ethernet, EtherType 0x%04X by default):\n",
            PME_ETHERTYPE_DEFAULT);
-    printf("  %-16s %-17s %6s  %s\n", "NAME", "MAC", "MTU", "STATE");
+    printf("  %-16s %-17s %6s  %-10s %s\n", "NAME", "MAC", "MTU", "NEAR CORES", "STATE");
     int n = 0;
     for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
         if (!i->ifa_addr || i->ifa_addr->sa_family != AF_PACKET)
@@ -70,14 +70,30 @@ static void list_interfaces(void)
         if (ll->sll_hatype != ARPHRD_ETHER || ll->sll_halen != 6)
             continue;
         const unsigned char *m = ll->sll_addr;
-        printf("  %-16s %02x:%02x:%02x:%02x:%02x:%02x %6d  %s%s\n", i->ifa_name, m[0], m[1], m[2],
-               m[3], m[4], m[5], iface_mtu(i->ifa_name), (i->ifa_flags & IFF_UP) ? "up" : "DOWN",
-               (i->ifa_flags & IFF_RUNNING) ? "" : " (no carrier)");
+        char cpus[64];
+        int here = pme_iface_locality(i->ifa_name, cpus, sizeof(cpus));
+        printf("  %-16s %02x:%02x:%02x:%02x:%02x:%02x %6d  %-10s %s%s%s\n", i->ifa_name, m[0], m[1],
+               m[2], m[3], m[4], m[5], iface_mtu(i->ifa_name), cpus,
+               (i->ifa_flags & IFF_UP) ? "up" : "DOWN",
+               (i->ifa_flags & IFF_RUNNING) ? "" : " (no carrier)",
+               here == 1 ? ", near this process" : "");
         n++;
     }
     if (!n)
         printf("  (none: PME needs an Ethernet interface)\n");
     freeifaddrs(ifs);
+    /* What an endpoint spans when nothing names its interfaces (NEAR CORES: hwloc's
+     * locality of the NIC, "unknown" for virtual interfaces). */
+    char route_ifs[PME_MAX_IFACES * 16], err[256], dflt[PME_MAX_IFACES * 16];
+    if (pme_route_ifaces(route_ifs, sizeof(route_ifs), err, sizeof(err)) > 0)
+        printf("Without PME_IFACE an endpoint spans the route file's interfaces: %s\n",
+               route_ifs);
+    else if (pme_default_ifaces(dflt, sizeof(dflt)) > 0)
+        printf("Without PME_IFACE an endpoint spans %s (every data interface: up, not "
+               "loopback, bridge or the default route's; on a switch each is a rail)\n", dflt);
+    else
+        printf("Without PME_IFACE no interface qualifies (up, not loopback, bridge or the "
+               "default route's): set PME_IFACE\n");
 }
 
 struct endpoint {
@@ -128,6 +144,20 @@ static void print_counters(const struct pme_counters *c, const char *indent)
         printf("\n");
     if (!col)
         printf("%s(all counters zero)\n", indent);
+}
+
+/* Frames per interface, for an endpoint of several (rails, or a mesh node's links). */
+static void print_ifaces(const struct pme_counters_shm *h)
+{
+    char names[sizeof(h->ifname) + 1];
+    snprintf(names, sizeof(names), "%s", h->ifname);
+    char *save = NULL, *name = strtok_r(names, ",", &save);
+    for (uint32_t i = 0; h->nifs > 1 && i < h->nifs && i < PME_MAX_IFACES; i++) {
+        printf("    interface %-10s tx_frames %12llu  rx_frames %12llu  retransmits %llu\n",
+               name ? name : "?", (unsigned long long)h->ifs[i].tx_frames,
+               (unsigned long long)h->ifs[i].rx_frames, (unsigned long long)h->ifs[i].retransmits);
+        name = strtok_r(NULL, ",", &save);
+    }
 }
 
 static void print_peer(const struct pme_shm_peer *p)
@@ -192,6 +222,7 @@ static void scan_user_dir(const char *dir, struct scan *sc)
                    (unsigned long long)h->rx_reserved);
             if (sc->counters) {
                 print_counters(&h->ep, "    ");
+                print_ifaces(h);
                 if (!strcmp(h->device, "kernel"))
                     kmod_show_endpoint(h->pid, h->ep_id, h->ifname, "    ");
             }

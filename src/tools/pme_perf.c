@@ -75,6 +75,30 @@ static uint8_t pattern(uint64_t i, uint32_t seq)
     return (uint8_t)((i * 131u) ^ (i >> 9) ^ seq);
 }
 
+/* A message that arrived while we waited for our sends to complete (with rails, the
+ * peer's next offer may overtake the acknowledgement of our last fragment). */
+static struct pme_event pending;
+static int have_pending;
+
+/* Accept an offer into a free slice of rbuf; its header and slice ride to its
+ * RECV_DONE. */
+static void take_offer(const struct pme_event *ev)
+{
+    struct rctx *c = malloc(sizeof(*c));
+    if (!c || ev->total > max_size)
+        die("offer larger than the largest size", PME_ERR_INVAL);
+    memcpy(&c->h, ev->hdr, sizeof(c->h));
+    uint64_t nslots = ev->total ? max_size / ev->total : 1;
+    c->slot = rslots_busy == ~0ull ? 0 : __builtin_ctzll(~rslots_busy);
+    if ((uint64_t)c->slot >= nslots || c->slot >= RSLOTS)
+        c->slot = 0;
+    rslots_busy |= 1ull << c->slot;
+    struct iovec iov = {rbuf + (size_t)c->slot * ev->total, ev->total};
+    int rc = pme_rndv_accept(ep, ev->rndv, &iov, 1, c);
+    if (rc)
+        die("accept", rc);
+}
+
 /* Receive one whole message (eager or rendezvous); returns its header, and rdata its
  * bytes. Offers are accepted into a free slice of rbuf as they come (several may be in
  * flight when streaming); each carries a copy of its header to its RECV_DONE. */
@@ -82,8 +106,13 @@ static struct msg_hdr recv_msg(size_t *len)
 {
     struct pme_event ev;
     for (;;) {
-        while (!pme_next_event(ep, &ev))
-            pme_wait(ep, -1);
+        if (have_pending) {
+            ev = pending;
+            have_pending = 0;
+        } else {
+            while (!pme_next_event(ep, &ev))
+                pme_wait(ep, -1);
+        }
         if (ev.type == PME_EV_PEER_FAILED)
             die("peer failed", ev.status);
         if (ev.type == PME_EV_SEND_DONE) {
@@ -104,19 +133,7 @@ static struct msg_hdr recv_msg(size_t *len)
             return h;
         }
         if (ev.type == PME_EV_RTS) {
-            struct rctx *c = malloc(sizeof(*c));
-            if (!c || ev.total > max_size)
-                die("offer larger than the largest size", PME_ERR_INVAL);
-            memcpy(&c->h, ev.hdr, sizeof(c->h));
-            uint64_t nslots = ev.total ? max_size / ev.total : 1;
-            c->slot = rslots_busy == ~0ull ? 0 : __builtin_ctzll(~rslots_busy);
-            if ((uint64_t)c->slot >= nslots || c->slot >= RSLOTS)
-                c->slot = 0;
-            rslots_busy |= 1ull << c->slot;
-            struct iovec iov = {rbuf + (size_t)c->slot * ev.total, ev.total};
-            int rc = pme_rndv_accept(ep, ev.rndv, &iov, 1, c);
-            if (rc)
-                die("accept", rc);
+            take_offer(&ev);
             continue;
         }
         if (ev.type == PME_EV_RECV_DONE) {
@@ -172,6 +189,11 @@ static void reap_sends(int keep, struct msg_hdr *got, int *have_got)
             memcpy(got, ev.hdr, sizeof(*got));
             *have_got = 1;
             pme_event_release(ep, &ev);
+        } else if (ev.type == PME_EV_RTS) {
+            take_offer(&ev);
+        } else if ((ev.type == PME_EV_MSG || ev.type == PME_EV_RECV_DONE) && !have_pending) {
+            pending = ev; /* for recv_msg: it holds the receive buffer until then */
+            have_pending = 1;
         } else {
             die("unexpected event while sending", PME_ERR_INVAL);
         }

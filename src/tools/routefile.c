@@ -87,7 +87,8 @@ int routefile_read(const char *path, struct routefile *rf, char *err, size_t err
         lineno++;
         int kind = pme_route_parse_line(line, &l);
         if (kind == PME_RL_BAD)
-            why = "not a line of the route format (pme-routes, node, ethertype, iface, route)";
+            why = "not a line of the route format (pme-routes, node, ethertype, iface, route, "
+                  "topology, coords)";
         else if (kind != PME_RL_BLANK && !have_format && kind != PME_RL_FORMAT)
             why = "the first line must be \"pme-routes 1\"";
         else if (kind == PME_RL_FORMAT && (have_format || l.u.version != PME_ROUTE_FORMAT))

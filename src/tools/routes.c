@@ -93,6 +93,26 @@ static void fmt_mac(char *out, const uint8_t *m)
     sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
+/* The topology line and every node's coordinates (pme_route.h): how far apart any two
+ * nodes are, for placing MPI ranks. */
+static void write_places(FILE *f, const struct topo *t)
+{
+    if (t->kind == TOPO_SWITCH) {
+        fprintf(f, "topology switch\n");
+        return;
+    }
+    fprintf(f, "topology %s ", t->ndims == 1 ? "ring" : "torus");
+    for (int d = 0; d < t->ndims; d++)
+        fprintf(f, "%s%d", d ? "x" : "", t->dims[d]);
+    fputc('\n', f);
+    for (int i = 0; i < t->nnodes; i++) {
+        fprintf(f, "coords %u ", t->nodes[i].id);
+        for (int d = 0; d < t->ndims; d++)
+            fprintf(f, "%s%d", d ? "," : "", t->nodes[i].coord[d]);
+        fputc('\n', f);
+    }
+}
+
 int routes_write(FILE *f, const struct topo *t, int from, uint16_t ethertype, char *err,
                  size_t errlen)
 {
@@ -119,5 +139,6 @@ int routes_write(FILE *f, const struct topo *t, int from, uint16_t ethertype, ch
         fprintf(f, "route %u %s %s %d\n", r[i].dst, me->ifs[r[i].ifidx].name, mac, r[i].hops);
     }
     free(r);
+    write_places(f, t);
     return 0;
 }

@@ -125,8 +125,9 @@ int main(int argc, char **argv)
     unsigned version;
     uint32_t node;
     uint16_t ep;
-    uint8_t mac[6];
-    if (pme_addr_parse(argv[2], &version, &node, &ep, mac)) {
+    uint8_t macs[PME_ADDR_MACS][6], *mac = macs[0];
+    unsigned nmacs;
+    if (pme_addr_parse(argv[2], &version, &node, &ep, macs, &nmacs)) {
         fprintf(stderr, "kping: \"%s\" is not a PME address (pme_perf prints one)\n", argv[2]);
         return 2;
     }

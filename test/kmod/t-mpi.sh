@@ -2,8 +2,10 @@
 # MPI over the kernel device: unmodified MPI programs (MPICH's cpi, test/mpi/pingpong.c
 # with every message checked up to 4 MiB) run on a 2-node virtual cluster inside the
 # guest, every rank an unprivileged user of group pme with no capability, through
-# /dev/pme; the module counted their frames; the guest's kernel log stays clean
-# (maint/vm checks it).
+# /dev/pme; a rank that computes for three peer timeouts without MPI and without PME's
+# helper thread is answered for by the kernel; a killed rank fails its peer within a
+# second (the kernel's BYE); the module counted their frames; the guest's kernel log
+# stays clean (maint/vm checks it).
 #
 # MPICH with ch4:pme comes from PME_MPICH_PREBUILT, else maint/build-mpich (as
 # test/mpi/lib.sh finds it); the programs are compiled on the host, where it is fast.
@@ -23,7 +25,9 @@ if [ -z "${PME_IN_VM:-}" ]; then
     [ -f "$cpi" ] || cpi=$(find "$(dirname "$prefix")" -path '*/examples/cpi.c' 2>/dev/null | head -n 1)
     [ -f "$cpi" ] || { echo "FAIL: MPICH's examples/cpi.c not found"; exit 1; }
     "$prefix/bin/mpicc" -O2 -o "$dir/cpi" "$cpi" -lm &&
-        "$prefix/bin/mpicc" -O2 -o "$dir/pingpong" "$srcdir/test/mpi/pingpong.c" ||
+        "$prefix/bin/mpicc" -O2 -o "$dir/pingpong" "$srcdir/test/mpi/pingpong.c" &&
+        "$prefix/bin/mpicc" -O2 -o "$dir/compute" "$srcdir/test/mpi/pme_compute.c" &&
+        "$prefix/bin/mpicc" -O2 -o "$dir/peerdeath" "$srcdir/test/mpi/pme_peerdeath.c" ||
         { echo "FAIL: mpicc"; exit 1; }
     PME_MPICH_PREBUILT=$prefix PME_KMPI_DIR=$dir PME_IN_VM=1 \
         "$srcdir/maint/vm" --timeout 900 -- bash "$0"
@@ -83,6 +87,28 @@ echo "$out"
 check "pingpong up to 4 MiB, every byte checked (exit $rc)" [ "$rc" = 0 ]
 check "says OK" grep -q "^pingpong: OK" <<<"$out"
 check "reached 4 MiB" grep -q "^ *4194304 " <<<"$out"
+
+# A rank that computes for three peer timeouts without calling MPI, with PME's helper
+# thread off: the kernel answers for its endpoint (on the ring device the same job
+# fails: test/mpi/t-helper.sh's control).
+out=$(mpx -n 2 -ppn 1 -genv PME_PEER_TIMEOUT_MS 2000 -genv PME_HELPER 0 \
+    "$PME_KMPI_DIR/compute" 6) && rc=0 || rc=$?
+echo "$out"
+check "a rank computing 6 s without MPI or helper (peer timeout 2 s) lives (exit $rc)" \
+    [ "$rc" = 0 ]
+check "and both ranks got their data" [ "$(grep -c ': ok$' <<<"$out")" = 2 ]
+
+# A rank killed mid-job: its peer learns it from the kernel's BYE, long before the
+# peer timeout (a minute here).
+out=$(mpx -disable-auto-cleanup -n 2 -ppn 1 -genv PME_PEER_TIMEOUT_MS 60000 \
+    "$PME_KMPI_DIR/peerdeath" 1 20 65536) && rc=0 || rc=$?
+echo "$out"
+line=$(grep -m1 "^rank 0: MPI error after" <<<"$out" || true)
+ms=$(sed -n 's/.*after \([0-9-]*\) ms.*/\1/p' <<<"$line")
+check "the survivor got an MPI error" [ -n "$line" ]
+soon() { [[ $ms =~ ^[0-9]+$ ]] && [ "$ms" -lt 1000 ]; }
+check "within a second of the death (${ms:-?} ms)" soon
+check "saying the peer closed its endpoint" grep -q "closed its endpoint" <<<"$line"
 
 frames=$(($(cat /sys/class/misc/pme/counters/rx_frames) - frames0))
 check "through the kernel device: the module placed $frames frames" [ "$frames" -gt 1000 ]

@@ -9,25 +9,31 @@
 # MPICH with ch4:pme comes from PME_MPICH_PREBUILT, else maint/build-mpich; the tests are
 # compiled on the host (maint/mpich-tests --build-only), where it is fast.
 #
-# 22 MPI jobs under TCG take longer than run-tests.sh's 10 minutes per test on a busy
-# 2-core machine, so the test runs only when PME_KMOD_MPICH=1 asks for it (it is skipped
-# otherwise, and reported so); run it by hand as
-#   PME_KMOD_MPICH=1 srcdir=. builddir=build bash test/kmod/t-mpich.sh
+# One line differs from the host's: pt2pt/sendflood runs with 2 ranks (one per node)
+# instead of 8. Its 8 ranks make 700,000 small round trips with 4 ranks per node on the
+# guest's 2 emulated CPUs: it had not finished after 300 s, while the other 21 tests took
+# 153 s together. With 2 ranks every one of its messages still crosses /dev/pme; the
+# 8-rank line runs on the host (test/mpi/t-mpich-pt2pt.sh).
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
-if [ "${PME_KMOD_MPICH:-0}" != 1 ] && [ -z "${PME_IN_VM:-}" ]; then
-    echo "skipped: 22 MPI jobs in a TCG guest outlast the test runner's limit; PME_KMOD_MPICH=1 runs them"
-    exit 77
-fi
+# pme-test-timeout: 1500 (run-tests.sh reads this line; the guest gets 1380 s of it)
+# The test list, the same on the host (to compile) and in the guest (to run).
+tests_list() {
+    grep -E '^pt2pt/' "$srcdir/test/mpi/ci-tests.txt" | sed -e 's/\s*#.*//' \
+        -e 's|^pt2pt/sendflood [0-9]*|pt2pt/sendflood 2|'
+}
 
 if [ -z "${PME_IN_VM:-}" ]; then
     kmod_build
     kmod_mpich
     prefix=$KMOD_MPICH
-    PME_MPICH_PREBUILT=$prefix "$srcdir/maint/mpich-tests" --impl pme --set ci \
-        --groups pt2pt --build-only || { echo "FAIL: building MPICH's tests"; exit 1; }
-    PME_MPICH_PREBUILT=$prefix PME_IN_VM=1 "$srcdir/maint/vm" --timeout 1500 --mem 1536 \
+    list=$(mktemp)
+    tests_list >"$list"
+    PME_MPICH_PREBUILT=$prefix "$srcdir/maint/mpich-tests" --impl pme --tests "$list" \
+        --build-only || { echo "FAIL: building MPICH's tests"; rm -f "$list"; exit 1; }
+    rm -f "$list"
+    PME_MPICH_PREBUILT=$prefix PME_IN_VM=1 "$srcdir/maint/vm" --timeout 1380 --mem 1536 \
         -- bash "$0"
     exit $?
 fi
@@ -65,9 +71,14 @@ export PME_DEVICE=kernel
 cnt() { cat /sys/class/misc/pme/counters/"$1"; }
 zrx0=$(cnt zc_rx_frames)
 
-out=$("$srcdir/maint/mpich-tests" --impl pme --set ci --groups pt2pt --nodes 2 \
-    --name $name --launcher-exec "$WORK/launcher" --timeout 300 2>&1) && rc=0 || rc=$?
-echo "$out"
+tests_list >"$WORK/tests"
+# Shown as it comes (the guest's console is this test's log), kept for the checks.
+echo "guest: MPICH's tests start ${SECONDS}s after boot"
+"$srcdir/maint/mpich-tests" --impl pme --tests "$WORK/tests" --nodes 2 --name $name \
+    --launcher-exec "$WORK/launcher" --timeout 300 2>&1 | tee "$WORK/log"
+rc=${PIPESTATUS[0]}
+out=$(cat "$WORK/log")
+echo "guest: MPICH's tests ended ${SECONDS}s after boot"
 check "MPICH's pt2pt tests pass on 2 nodes through /dev/pme (exit $rc)" [ "$rc" = 0 ]
 check "every one of them ran" grep -q "pme: [0-9]* passed, 0 failed, 0 skipped" <<<"$out"
 check "as the unprivileged user" [ -s "$WORK/ranks" ] && [ "$(sort -u "$WORK/ranks")" = pmeu ]

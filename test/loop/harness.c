@@ -158,6 +158,8 @@ int lp_run_stream(struct lp_pair *lp, const struct lp_stream *s)
             in_flight++;
         }
         lp_progress(lp);
+        if (s->each_pass)
+            s->each_pass(lp, recv_done, s->arg);
         struct pme_event ev;
         int got = 0;
         while (pme_next_event(lp->a, &ev)) {

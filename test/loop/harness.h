@@ -34,6 +34,10 @@ struct lp_stream {
     double timeout_s;        /* wall clock for the whole stream */
     int hold_events;         /* receiver keeps this many eager events before releasing */
     uint64_t *bytes_out;     /* optional: data bytes delivered */
+    /* optional: called on every pass with how many messages arrived so far (a test
+     * cuts a link mid-stream) */
+    void (*each_pass)(struct lp_pair *lp, uint64_t received, void *arg);
+    void *arg;
 };
 
 /* Send the stream from a to b; returns 0 when everything arrived intact and in order,

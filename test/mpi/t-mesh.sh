@@ -51,16 +51,19 @@ grep -q '^pingpong: OK' "$out" || { cat "$out"; pme_fail "pingpong did not succe
 echo "ok: torus:4x4: ping-pong checked up to 4 MiB with 16 ranks"
 
 # Node 0 reaches node 15 ((3,3)) by xm first (x: 0 -> 3 is one link the "-" way round).
-# The link goes down once the ping-pong is under way (its header printed, then 2 s for
-# the barrier before it): taken down earlier, while all 16 ranks exchange barrier
-# messages, it also cuts paths that only cross it in the middle (node 2 to node 4 goes
-# through node 3 and then this link), whose senders see their own links up and wait out
-# PME_PEER_TIMEOUT_MS instead (doc/routes.md says so).
+# The link goes down once the ping-pong is timing 0-byte round trips (pingpong -announce
+# prints that line after every rank has reached the barrier before it, so only ranks 0
+# and 15 are still talking; 1 s more lets the barrier's last messages be acknowledged).
+# Taken down earlier, while all 16 ranks exchange barrier messages, it also cuts paths
+# that only cross it in the middle (node 2 to node 4 goes through node 3 and then this
+# link), whose senders see their own links up and wait out PME_PEER_TIMEOUT_MS instead
+# (doc/routes.md says so). A fixed delay after the header was not enough: on a loaded
+# machine the 16 ranks took longer than that to meet in the barrier.
 : >"$out"
-(for _ in $(seq 600); do grep -q 'round trips per size' "$out" && break; sleep 0.1; done
- sleep 2; "$pme_vc" exec --name "$name" "$name-n0" ip link set xm down) &
+(for _ in $(seq 1200); do grep -q 'pingpong: timing 0 bytes' "$out" && break; sleep 0.1; done
+ sleep 1; "$pme_vc" exec --name "$name" "$name-n0" ip link set xm down) &
 t0=$SECONDS
-PME_MPIEXEC_TIMEOUT=60 pme_mpiexec "$name" -n 16 -ppn 1 "$work/pingpong" -n 10000000 -max 1 >"$out" 2>&1 &&
+PME_MPIEXEC_TIMEOUT=60 pme_mpiexec "$name" -n 16 -ppn 1 "$work/pingpong" -n 10000000 -max 1 -announce >"$out" 2>&1 &&
     pme_fail "the ping-pong went on with a link down"
 wait
 grep -q "the link from node 0 to node 15 is down: interface xm is down" "$out" ||

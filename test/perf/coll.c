@@ -1,6 +1,7 @@
 /*
- * coll.c - collective latency: allreduce, alltoall, bcast, barrier. Every rank times its
- * own loop of back-to-back calls; the value is the slowest rank's time per call.
+ * coll.c - collective latency: allreduce, reduce, alltoall, bcast, barrier. Every rank
+ * times its own loop of back-to-back calls; the value is the slowest rank's time per
+ * call.
  */
 #include "mpibench.h"
 
@@ -100,6 +101,38 @@ const struct bench bench_allreduce = {
     .run = allreduce_run,
     .prepare = coll_prepare,
     .verify = allreduce_verify,
+    .teardown = coll_teardown,
+};
+
+/* ------------------------------------------------------------------ reduce */
+
+/* The same sums as allreduce, to rank 0 only. */
+static double reduce_run(struct bench_ctx *c, long iters)
+{
+    struct coll *s = c->state;
+    int n = (int)(c->size / sizeof(int));
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; i++)
+        MPI_Reduce(s->sbuf, s->rbuf, n, MPI_INT, MPI_SUM, 0, c->comm);
+    return MPI_Wtime() - t0;
+}
+
+static long reduce_verify(struct bench_ctx *c)
+{
+    return c->rank == 0 ? allreduce_verify(c) : 0;
+}
+
+const struct bench bench_reduce = {
+    .name = "reduce",
+    .kind = KIND_LATENCY,
+    .unit = "us",
+    .sizes = "4..4m",
+    .message_sizes = 1,
+    .what = "MPI_Reduce to rank 0, MPI_SUM of size/4 MPI_INTs, checked element by element",
+    .setup = allreduce_setup,
+    .run = reduce_run,
+    .prepare = coll_prepare,
+    .verify = reduce_verify,
     .teardown = coll_teardown,
 };
 

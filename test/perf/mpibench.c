@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 static const struct bench *const all_benches[] = {
-    &bench_pingpong, &bench_bw, &bench_bibw, &bench_msgrate, &bench_allreduce,
+    &bench_pingpong, &bench_bw, &bench_bibw, &bench_msgrate, &bench_allreduce, &bench_reduce,
     &bench_alltoall, &bench_bcast, &bench_barrier, &bench_halo2d, &bench_halo3d,
     &bench_isort,
 };

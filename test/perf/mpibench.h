@@ -59,7 +59,8 @@ struct bench {
 };
 
 extern const struct bench bench_pingpong, bench_bw, bench_bibw, bench_msgrate;
-extern const struct bench bench_allreduce, bench_alltoall, bench_bcast, bench_barrier;
+extern const struct bench bench_allreduce, bench_reduce, bench_alltoall, bench_bcast,
+    bench_barrier;
 extern const struct bench bench_halo2d, bench_halo3d, bench_isort;
 
 /* Helpers shared by the benchmarks. */

@@ -165,12 +165,82 @@ static void endpoint(void)
            "open over a broken file\n");
 }
 
+/* The topology and coords lines: where this node and each peer's node sit. */
+#define PLACES "topology torus 4x3\ncoords 5 1,2\ncoords 1 1,0\ncoords 9 3,0\n"
+
+static void places(void)
+{
+    struct pme_routes r;
+    char err[512] = "";
+    route_file(HEAD IFACES "route 1 a 02:00:00:00:01:00 2\n" PLACES);
+    CHECK(pme_routes_load(&r, err, sizeof(err)) == 0, "places refused: %s", err);
+    const struct pme_node_coords *c = pme_routes_coords(&r, 9);
+    CHECK(r.ndims == 2 && r.dims[0] == 4 && r.dims[1] == 3 && r.ncoords == 3 && c &&
+              c->c[0] == 3 && c->c[1] == 0 && !pme_routes_coords(&r, 2),
+          "topology %d %ux%u, %zu coords read", r.ndims, r.dims[0], r.dims[1], r.ncoords);
+    pme_routes_free(&r);
+
+    struct pme_loop_wire *wire;
+    struct pme_config cfg;
+    struct pme_topology t;
+    pme_ep_t *ep;
+    pme_peer_t self_peer, peer1, stranger;
+    int at[PME_TOPO_MAX_DIMS], hops;
+    CHECK_OK(pme_loop_wire_create(NULL, &wire));
+    lp_config(&cfg, wire);
+    cfg.iface = "a,b";
+    CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
+    pme_ep_topology(ep, &t);
+    CHECK(t.kind == PME_TOPO_TORUS && t.ndims == 2 && t.dims[0] == 4 && t.dims[1] == 3 &&
+              t.coords[0] == 1 && t.coords[1] == 2 && t.node == 5,
+          "topology kind %d, %d dims %dx%d, at %d,%d", t.kind, t.ndims, t.dims[0], t.dims[1],
+          t.coords[0], t.coords[1]);
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000005/9@02:00:00:00:05:00", &self_peer));
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &peer1));
+    CHECK(pme_peer_place(ep, self_peer, at, &hops) == PME_OK && hops == 0 && at[0] == 1 &&
+              at[1] == 2 && at[2] == 0,
+          "this node's peer: hops %d at %d,%d,%d", hops, at[0], at[1], at[2]);
+    CHECK(pme_peer_place(ep, peer1, at, &hops) == PME_OK && hops == 2 && at[0] == 1 &&
+              at[1] == 0,
+          "node 1's peer: hops %d at %d,%d", hops, at[0], at[1]);
+    CHECK(pme_peer_place(ep, 77, at, &hops) == PME_ERR_INVAL, "an unknown peer was placed");
+    pme_ep_close(ep);
+
+    /* A node without coordinates is not placed; a switch places nothing. */
+    route_file(HEAD IFACES "route 1 a 02:00:00:00:01:00 1\ntopology torus 4x3\ncoords 1 1,0\n");
+    CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
+    pme_ep_topology(ep, &t);
+    CHECK(t.kind == PME_TOPO_UNKNOWN, "a torus without this node's coordinates: kind %d", t.kind);
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &stranger));
+    CHECK(pme_peer_place(ep, stranger, at, &hops) == PME_ERR_UNREACHABLE, "placed on no torus");
+    pme_ep_close(ep);
+    route_file(HEAD IFACES "route 1 a 02:00:00:00:01:00 1\ntopology switch\n");
+    CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
+    pme_ep_topology(ep, &t);
+    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &stranger));
+    CHECK(t.kind == PME_TOPO_SWITCH && pme_peer_place(ep, stranger, at, &hops) == PME_OK &&
+              hops == 1 && at[0] == -1,
+          "a switch: kind %d, hops %d, at %d", t.kind, hops, at[0]);
+    pme_ep_close(ep);
+    pme_loop_wire_destroy(wire);
+
+    refused(HEAD PLACES "topology ring 5\n", "line 8", "a second topology line");
+    refused(HEAD "coords 1 1,0\n", "line 4", "without a ring or torus of 2 dimensions");
+    refused(HEAD "topology torus 4x3\ncoords 1 1\n", "line 5", "of 1 dimensions");
+    refused(HEAD "topology torus 4x3\ncoords 1 1,3\n", "line 5", "outside the topology");
+    refused(HEAD PLACES "coords 9 0,0\n", NULL, "node 9's coordinates twice");
+    refused(HEAD "topology torus 4x1\n", "line 4", "not a line of the route format");
+    refused(HEAD "topology mesh 4\n", "line 4", "not a line of the route format");
+    printf("ok: topology and coords lines: this node on torus 4x3 at (1,2), its own peer 0 "
+           "hops away, node 1's peer 2 hops at (1,0); unplaced nodes and switches; refusals\n");
+}
+
 int main(int argc, char **argv)
 {
     snprintf(path, sizeof(path), "/tmp/pme-t-node-routes.%d", (int)getpid());
     static const struct scenario all[] = {
         {"no_file", no_file},     {"good_file", good_file}, {"bad_files", bad_files},
-        {"iface_lists", iface_lists}, {"endpoint", endpoint},
+        {"iface_lists", iface_lists}, {"endpoint", endpoint}, {"places", places},
     };
     run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
     unlink(path);

@@ -6,14 +6,15 @@
  * many links as a breadth-first search of the cabling finds (so, shortest), in
  * dimension order, one direction per dimension, "+" on ties, each route's hop count and
  * next-hop MAC matching the walk. The route file round-trips through pme_route.h's
- * parser, and bad topologies and route files are refused with messages naming the
- * problem.
+ * parser and pme_core's reader (with the topology and every node's coordinates), and
+ * bad topologies and route files are refused with messages naming the problem.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "node_routes.h"
 #include "pme_route.h"
 #include "pme_test.h"
 #include "routefile.h"
@@ -220,6 +221,26 @@ static void walk(const struct topo *t, struct route **tables, int a, int b)
 }
 
 /* The route file of node i, parsed back with pme_route.h's parser and routefile_read. */
+/* pme_core reads the route file's topology and every node's coordinates back. */
+static void check_places(const struct topo *t, const char *path)
+{
+    struct pme_routes pr;
+    char err[512];
+    setenv("PME_ROUTES", path, 1);
+    CHECK(pme_routes_load(&pr, err, sizeof(err)) == 0, "pme_core refused: %s", err);
+    unsetenv("PME_ROUTES");
+    CHECK(pr.ndims == t->ndims && pr.ncoords == (size_t)t->nnodes, "%d dims, %zu coords read "
+          "back", pr.ndims, pr.ncoords);
+    for (int i = 0; i < t->nnodes; i++) {
+        const struct pme_node_coords *c = pme_routes_coords(&pr, t->nodes[i].id);
+        CHECK(c, "no coordinates for node %u", t->nodes[i].id);
+        for (int d = 0; d < t->ndims; d++)
+            CHECK(c->c[d] == t->nodes[i].coord[d] && pr.dims[d] == (unsigned)t->dims[d],
+                  "node %u: dimension %d read back wrong", t->nodes[i].id, d);
+    }
+    pme_routes_free(&pr);
+}
+
 static void check_text_form(const struct topo *t, int i, const struct route *r, int n)
 {
     char *buf, err[512];
@@ -233,6 +254,7 @@ static void check_text_form(const struct topo *t, int i, const struct route *r, 
     close(fd);
     struct routefile rf;
     CHECK(routefile_read(path, &rf, err, sizeof(err)) == 0, "%s", err);
+    check_places(t, path);
     unlink(path);
     CHECK(rf.node == t->nodes[i].id, "node %u read back as %u", t->nodes[i].id, rf.node);
     CHECK(rf.ethertype == 0x88b6, "ethertype read back as %#x", rf.ethertype);

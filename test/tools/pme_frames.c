@@ -64,6 +64,8 @@ static size_t build(uint8_t *buf, const struct pme_wire_keys *k, int type, uint1
     wh->flags = htons(flags | PME_F_ACK_VALID);
     wh->ack = htonl(500);
     wh->credit = htonl(262144);
+    if (type == PME_T_DATA || type == PME_T_RTS || type == PME_T_CTS)
+        wh->order = htonl(7); /* in-order items carry their number (any rail) */
     memcpy(wh + 1, subh, sublen);
     memcpy((uint8_t *)(wh + 1) + sublen, payload, plen);
     size_t n = PME_ETH_HLEN + sizeof(*wh) + sublen + plen;
@@ -124,6 +126,14 @@ static void good_frames(void)
     emit(f, build(f, &k_crc, PME_T_HELLO, 0, &h, sizeof(h), NULL, 0), "hello", "Good", "-", "-");
     h.echo = htonl(0x2222);
     emit(f, build(f, &k_crc, PME_T_HELLO_ACK, 0, &h, sizeof(h), NULL, 0), "hello_ack", "Good",
+         "-", "-");
+    /* A sender of two rails lists its NICs after the sub-header. */
+    uint8_t hr[sizeof(h) + 12] = {0};
+    h.echo = 0;
+    h.nrails = 2;
+    memcpy(hr, &h, sizeof(h));
+    memcpy(hr + sizeof(h), "\x02\x00\x00\x01\x00\x00\x02\x00\x00\x01\x00\x01", 12);
+    emit(f, build(f, &k_crc, PME_T_HELLO, 0, hr, sizeof(hr), NULL, 0), "hello_rails", "Good",
          "-", "-");
 
     n = netmod_hdr(m, 0, 0, 0);

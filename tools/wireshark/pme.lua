@@ -233,7 +233,7 @@ function pme.dissector(tvb, pinfo, tree)
     end
     reserved(F.reserved, 38, 2)
     t:add(F.incarnation, tvb(40, 4))
-    reserved(F.reserved2, 44, 4)
+    t:add(F.order, tvb(44, 4))
     t:add(F.nonce, tvb(48, 8))
 
     if not fits then

@@ -107,6 +107,9 @@ configure_nodes() {
             addrgen mgmt0
             echo "addr add 10.$NET.0.$((i + 1))/24 dev mgmt0"
             echo "link set mgmt0 up"
+            # As on a real cluster the default route leaves by the management network:
+            # what PME and MPI take by default is every other interface (the data NICs).
+            echo "route add default via 10.$NET.0.254 dev mgmt0"
             for ((j = 0; j < ${#IFN[@]}; j++)); do
                 ifn=${IFN[j]}
                 addrgen "$ifn"

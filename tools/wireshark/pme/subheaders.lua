@@ -138,14 +138,23 @@ return function(W)
         return text
     end }
 
+    -- After the sub-header, one MAC per rail of the sender (rail 0 first), as many as
+    -- the frame holds of the nrails it announces.
     local hello = { need = 16, name = "Handshake", fn = function(tvb, tree) -- HELLO, HELLO_ACK
         tree:add(F.hello_echo, tvb(0, 4))
         tree:add(F.hello_first_seq, tvb(4, 4))
         tree:add(F.hello_max_frame, tvb(8, 2))
+        local nrails = tvb(10, 1):uint()
         tree:add(F.hello_nrails, tvb(10, 1))
         pad(tree, F.hello_pad, tvb(11, 1))
         tree:add(F.hello_features, tvb(12, 4))
-        return string.format(" first_seq=%d max_frame=%d", tvb(4, 4):uint(), tvb(8, 2):uint())
+        local k = 0
+        while k < nrails and 16 + 6 * (k + 1) <= tvb:len() do
+            tree:add(F.hello_rail_mac, tvb(16 + 6 * k, 6)):append_text(string.format(" (rail %d)", k))
+            k = k + 1
+        end
+        return string.format(" first_seq=%d max_frame=%d rails=%d", tvb(4, 4):uint(),
+            tvb(8, 2):uint(), nrails == 0 and 1 or nrails)
     end }
     decoders[21], decoders[22] = hello, hello
 

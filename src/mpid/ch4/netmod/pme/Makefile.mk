@@ -31,6 +31,11 @@ mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
                     src/mpid/ch4/netmod/pme/progress.c \
                     src/mpid/ch4/netmod/pme/spawn.c \
                     src/mpid/ch4/netmod/pme/pvars.c \
+                    src/mpid/ch4/netmod/pme/topo_place.c \
+                    src/mpid/ch4/netmod/pme/topo_map.c \
+                    src/mpid/ch4/netmod/pme/topo_hooks.c \
+                    src/mpid/ch4/netmod/pme/topo_distgraph.c \
+                    src/mpid/ch4/netmod/pme/coll_axes.c \
                     src/mpid/ch4/netmod/pme/misc.c
 
 errnames_txt_files += src/mpid/ch4/netmod/pme/errnames.txt

@@ -125,10 +125,11 @@ MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     .mpi_win_flush_local_all = MPIDI_PME_mpi_win_flush_local_all,
     .mpi_win_sync = MPIDI_NM_mpi_win_sync,
 
-    /* collectives: MPIR's algorithms over point-to-point */
+    /* collectives: MPIR's algorithms over point-to-point, except that broadcast and
+     * (all)reduce go along a torus's axes where that is faster (coll_axes.c) */
     .mpi_barrier = MPIDI_NM_mpi_barrier,
-    .mpi_bcast = MPIDI_NM_mpi_bcast,
-    .mpi_allreduce = MPIDI_NM_mpi_allreduce,
+    .mpi_bcast = MPIDI_PME_mpi_bcast,
+    .mpi_allreduce = MPIDI_PME_mpi_allreduce,
     .mpi_allgather = MPIDI_NM_mpi_allgather,
     .mpi_allgatherv = MPIDI_NM_mpi_allgatherv,
     .mpi_scatter = MPIDI_NM_mpi_scatter,
@@ -138,7 +139,7 @@ MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     .mpi_alltoall = MPIDI_NM_mpi_alltoall,
     .mpi_alltoallv = MPIDI_NM_mpi_alltoallv,
     .mpi_alltoallw = MPIDI_NM_mpi_alltoallw,
-    .mpi_reduce = MPIDI_NM_mpi_reduce,
+    .mpi_reduce = MPIDI_PME_mpi_reduce,
     .mpi_reduce_scatter = MPIDI_NM_mpi_reduce_scatter,
     .mpi_reduce_scatter_block = MPIDI_NM_mpi_reduce_scatter_block,
     .mpi_scan = MPIDI_NM_mpi_scan,

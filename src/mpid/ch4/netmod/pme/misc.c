@@ -1,27 +1,13 @@
 /*
- * ch4:pme - the parts of the netmod API where PME adds nothing: communicator, window,
- * datatype and op hooks, locality, and the native entry points that ch4's generic
- * active-message layer (MPIDIG) implements.
+ * ch4:pme - the parts of the netmod API where PME adds nothing: communicator hints,
+ * window, datatype and op hooks, locality, and the native entry points that ch4's
+ * generic active-message layer (MPIDIG) implements. (The communicator commit and free
+ * hooks are topo_hooks.c's.)
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
 
 int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info)
-{
-    return MPI_SUCCESS;
-}
-
-int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
-{
-    return MPI_SUCCESS;
-}
-
-int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm)
-{
-    return MPI_SUCCESS;
-}
-
-int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     return MPI_SUCCESS;
 }

@@ -94,6 +94,11 @@ typedef struct {
     /* windows whose accumulates PME does (rma_win.c): MPIDIG's own must then keep the
      * liveness helper out (am.c) */
     int rma_acc_windows;
+
+    /* where this node sits (pme_ep_topology), asked once the endpoint is open */
+    struct pme_topology topo;
+    int topo_asked;
+    unsigned long long axes_colls;      /* collectives run along the torus's axes */
 } MPIDI_PME_global_t;
 
 extern MPIDI_PME_global_t MPIDI_PME_global;
@@ -110,7 +115,8 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 
 /* Internal functions (entry points: pme_noinline.h). Each file calls only those of
  * the files listed before it, so that the netmod reads from the bottom up:
- * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, progress.c. */
+ * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, the topo_*.c and
+ * coll_axes.c, progress.c. */
 
 /* err.c */
 int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,
@@ -142,6 +148,35 @@ int MPIDI_PME_handle_msg(struct pme_event *ev);
 int MPIDI_PME_handle_rts(struct pme_event *ev);
 int MPIDI_PME_handle_send_done(struct pme_event *ev);
 int MPIDI_PME_handle_recv_done(struct pme_event *ev);
+
+/* topo_place.c: where the ranks of an intracommunicator sit on the torus, kept while
+ * this node is on one (PME_TOPO_TORUS). Nodes are numbered x + X * (y + Y * z). */
+typedef struct MPIDI_PME_place {
+    int size;                   /* ranks */
+    int ndims;                  /* the torus's dimensions and sizes */
+    int dims[PME_TOPO_MAX_DIMS];
+    int nnodes;
+    int per_node;               /* every node holds this many of the ranks; 0: unevenly */
+    uint16_t(*at)[PME_TOPO_MAX_DIMS];   /* each rank's node's coordinates */
+    int *node_ranks;            /* per_node > 0: node i's ranks, lowest first, at
+                                 * i * per_node */
+} MPIDI_PME_place_t;
+
+#define MPIDI_PME_PLACE(comm) (MPIDI_COMM(comm, netmod.pme).place)
+
+const struct pme_topology *MPIDI_PME_topology(void);
+int MPIDI_PME_place_build(MPIR_Comm * comm);
+void MPIDI_PME_place_free(MPIR_Comm * comm);
+int MPIDI_PME_place_hops(const MPIDI_PME_place_t * pl, int a, int b);
+int MPIDI_PME_place_node(const MPIDI_PME_place_t * pl, const int coords[]);
+
+/* topo_map.c: placing a virtual topology's vertices on a communicator's ranks */
+typedef struct {
+    int u, v, w;                /* an edge u -> v of weight w */
+} MPIDI_PME_edge_t;
+
+int MPIDI_PME_take_vertex(const MPIR_Comm * comm, int n, const MPIDI_PME_edge_t * e,
+                          int nedges, int *vertex, int *moved, unsigned *hash);
 
 /* pvars.c */
 void MPIDI_PME_pvars_init(void);

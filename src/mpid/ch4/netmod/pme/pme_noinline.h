@@ -46,11 +46,23 @@ int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int s
                            int timeout);
 int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
 
-/* misc.c */
-int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
+/* coll_axes.c */
+int MPIDI_PME_mpi_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                        MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+int MPIDI_PME_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                         MPIR_Errflag_t * errflag);
+int MPIDI_PME_mpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
+                            MPIR_Errflag_t * errflag);
+
+/* topo_hooks.c */
 int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm);
 int MPIDI_PME_mpi_comm_commit_post_hook(MPIR_Comm * comm);
 int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm);
+
+/* misc.c */
+int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
 int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote);
 int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm);
 int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size);

@@ -27,8 +27,10 @@ typedef struct {
     int unused;
 } MPIDI_PME_request_t;
 
+/* A communicator: where its ranks sit on the torus (topo_place.c), or NULL. */
+struct MPIDI_PME_place;
 typedef struct {
-    int unused;
+    struct MPIDI_PME_place *place;
 } MPIDI_PME_comm_t;
 
 typedef struct {

@@ -2,8 +2,10 @@
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
- * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs; and the interface
- * in use as a string (class GENERIC, MPI_CHAR): pme_iface.
+ * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs, pme_axes_colls
+ * (collectives along a torus's axes, coll_axes.c); and as strings
+ * (class GENERIC, MPI_CHAR): the interface in use, pme_iface, and where the node sits
+ * on a mesh, pme_topology and pme_coords.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -50,6 +52,39 @@ static void get_iface(void *addr, void *obj_handle, int count, void *buf)
     snprintf(buf, (size_t) count, "%s", MPIDI_PME_global.iface);
 }
 
+/* Where this node sits: "torus:4x4", "ring:8", "switch" or "" (the route file does not
+ * say), and its coordinates "1,2" ("" off a torus). */
+static void get_topology(void *addr, void *obj_handle, int count, void *buf)
+{
+    const struct pme_topology *t = MPIDI_PME_topology();
+    char s[64] = "";
+    if (t->kind == PME_TOPO_SWITCH)
+        snprintf(s, sizeof(s), "switch");
+    for (int d = 0; t->kind == PME_TOPO_TORUS && d < t->ndims; d++)
+        snprintf(s + strlen(s), sizeof(s) - strlen(s), "%s%d",
+                 d ? "x" : t->ndims == 1 ? "ring:" : "torus:", t->dims[d]);
+    snprintf(buf, (size_t) count, "%s", s);
+}
+
+static void get_coords(void *addr, void *obj_handle, int count, void *buf)
+{
+    const struct pme_topology *t = MPIDI_PME_topology();
+    char s[64] = "";
+    for (int d = 0; t->kind == PME_TOPO_TORUS && d < t->ndims; d++)
+        snprintf(s + strlen(s), sizeof(s) - strlen(s), "%s%d", d ? "," : "", t->coords[d]);
+    snprintf(buf, (size_t) count, "%s", s);
+}
+
+static void register_string(const char *name, void (*get) (void *, void *, int, void *),
+                            const char *desc)
+{
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_GENERIC, MPI_CHAR, name, NULL, 64,
+                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_NO_OBJECT,
+                              MPIR_T_PVAR_FLAG_CONTINUOUS | MPIR_T_PVAR_FLAG_READONLY,
+                              get, NULL, "CH4_PME", desc);
+}
+
 void MPIDI_PME_pvars_init(void)
 {
     static int done;
@@ -69,4 +104,15 @@ void MPIDI_PME_pvars_init(void)
                               MPIR_T_PVAR_FLAG_CONTINUOUS | MPIR_T_PVAR_FLAG_READONLY,
                               get_iface, NULL, "CH4_PME",
                               "The network interface PME sends and receives on");
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,
+                              "pme_axes_colls", &MPIDI_PME_global.axes_colls, 1,
+                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
+                              "CH4_PME", "Broadcasts and reductions PME ran along the axes "
+                              "of a torus");
+    register_string("pme_topology", get_topology,
+                    "The mesh this node is part of: torus:AxB[xC], ring:N or switch "
+                    "(empty when PME's route file does not say)");
+    register_string("pme_coords", get_coords,
+                    "Where this node sits on the ring or torus: x[,y[,z]]");
 }
