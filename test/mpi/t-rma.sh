@@ -9,9 +9,13 @@
 #                       MPIDIG's (atomicity across shared memory), the same values (the
 #                       rank sharing the target's node reaches it through shared memory
 #                       and MPIDIG, which waits for the target: no timing check);
+#   rails-4x1           as native-4x1 on nodes of two NICs each (one-sided requests and
+#                       answers take the primary rail, in order, with the rest);
 #   control             MPIR_CVAR_CH4_PME_RMA=0 (all MPIDIG): the same values, and the
 #                       origins wait for the computing target, as they must without PME
 #                       answering for it: the timing check can tell the two apart.
+# Every run also checks that fence, complete and flush_all wait for a get and a fetch
+# issued after the target entered its side of the synchronization (late_answers).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
@@ -20,13 +24,15 @@ pme_tmpdir; work=$REPLY
 pme_compile "$work/rma" "$pme_repo/test/mpi/pme_rma.c"
 pme_cluster_name nmrma; name=$REPLY
 pme_cluster_up "$name" --nodes 4
+pme_cluster_name nmrmar; rails=$REPLY
+pme_cluster_up "$rails" --nodes 4 --nics 2
 compute_s=3
 
-run() { # label, expectation, mpiexec args...
-    local label=$1 expect=$2 rc=0 out
-    shift 2
+run() { # cluster, label, expectation, mpiexec args...
+    local cluster=$1 label=$2 expect=$3 rc=0 out
+    shift 3
     out=$work/$label
-    PME_MPIEXEC_TIMEOUT=100 pme_mpiexec "$name" "$@" "$work/rma" "$expect" $compute_s \
+    PME_MPIEXEC_TIMEOUT=100 pme_mpiexec "$cluster" "$@" "$work/rma" "$expect" $compute_s \
         >"$out" 2>&1 || rc=$?
     local oks
     oks=$(grep -c ': ok$' "$out" || true)
@@ -37,6 +43,7 @@ run() { # label, expectation, mpiexec args...
     echo "ok   $label: $(grep -m1 'epochs on' "$out" | sed 's/^rank [0-9]*: //')"
 }
 
-run native-4x1 native -n 4 -ppn 1
-run mixed-2x2 any -n 4 -ppn 2
-run control blocked -n 4 -ppn 1 -genv MPIR_CVAR_CH4_PME_RMA 0
+run "$name" native-4x1 native -n 4 -ppn 1
+run "$name" mixed-2x2 any -n 4 -ppn 2
+run "$rails" rails-4x1 native -n 4 -ppn 1
+run "$name" control blocked -n 4 -ppn 1 -genv MPIR_CVAR_CH4_PME_RMA 0
