@@ -130,6 +130,10 @@ static bool answers_with_data(unsigned op)
     return op == PME_RMA_GET || op == PME_RMA_FETCH || op == PME_RMA_CAS;
 }
 
+static int issue_item(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
+                      const struct pme_wire_rma *r, const struct iovec *iov, int iovcnt,
+                      uint8_t *dst);
+
 int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *r,
                   const struct iovec *iov, int iovcnt, uint8_t *dst)
 {
@@ -142,10 +146,35 @@ int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *
         return PME_ERR_NOTSUP;
     /* Requests that take the lock (they may wait at the target) and fetching ones go in
      * one frame. */
+    size_t room = pme_rma_room(ep, idx), len = pme_iov_total(iov, iovcnt);
     bool one_frame = r->op == PME_RMA_FETCH || r->op == PME_RMA_CAS ||
                      (r->flags & (PME_RMA_F_SHARED | PME_RMA_F_EXCL));
-    if (one_frame && pme_iov_total(iov, iovcnt) > pme_rma_room(ep, idx))
+    if (one_frame && len > room)
         return PME_ERR_INVAL;
+    if (r->op != PME_RMA_ACC || len <= room || iovcnt != 1)
+        return issue_item(ep, idx, p, r, iov, iovcnt, dst);
+    /* An accumulate larger than a frame goes as accumulates of one frame each (room is a
+     * multiple of 16 bytes: no element is cut). When a rail dies, its unacknowledged
+     * items go again whole over another, and a target would combine a second time the
+     * first frames of one it had taken in part. */
+    struct pme_wire_rma part = *r;
+    for (size_t off = 0; off < len; off += room) {
+        size_t n = len - off < room ? len - off : room;
+        struct iovec v = {(uint8_t *)iov[0].iov_base + off, n};
+        part.offset = htobe64(be64toh(r->offset) + off);
+        part.len = htobe64(n);
+        int rc = issue_item(ep, idx, p, &part, &v, 1, NULL);
+        if (rc)
+            return rc;
+    }
+    return PME_OK;
+}
+
+/* One request, one queue item. */
+static int issue_item(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
+                      const struct pme_wire_rma *r, const struct iovec *iov, int iovcnt,
+                      uint8_t *dst)
+{
     struct pme_wire_rma t = *r;
     struct pme_rreq *q = NULL;
     if (pme_rma_answered(r)) {
