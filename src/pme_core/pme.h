@@ -335,6 +335,10 @@ int pme_peer_place(pme_ep_t *ep, pme_peer_t peer, int coords[PME_TOPO_MAX_DIMS],
  * landed, a lock once granted, an unlock once the target released the lock. The
  * buffers of an operation must stay as they are until it is complete.
  *
+ * Operations to one peer reach it in the order issued. A peer is asked for a bounded
+ * number of answers at a time (gets, fetches, locks: 512); operations issued beyond
+ * that wait at the origin, and messages (pme_send) sent meanwhile may overtake them.
+ *
  * Accumulates (enum pme_wire_rma_aop and pme_wire_rma_dtype of pme_wire.h) are done by
  * one agent at a time per endpoint, element by element, so that accumulates of the same
  * type to one location from many origins are atomic. A caller that updates exposed

@@ -8,7 +8,9 @@
  *
  * A peer is asked at most PME_RMA_MAX_ASKING answers at a time: further requests wait
  * here, in order (what follows an operation must not overtake it: accumulates keep their
- * order, an unlock follows what it ends), and go as answers come in.
+ * order, an unlock follows what it ends), and go as answers come in. Messages sent
+ * meanwhile overtake them: a caller that needs a message to follow its one-sided
+ * operations waits until pme_rma_pending says they are complete.
  */
 #include <arpa/inet.h>
 #include <endian.h>
