@@ -1,6 +1,7 @@
 /*
- * ch4:pme - synchronization of native windows: locks, flushes and the completion hooks
- * MPIDIG's own synchronization calls (fence, PSCW, flushes) use.
+ * ch4:pme - synchronization of native windows: locks, flushes, fence and PSCW's
+ * complete (MPIDIG's, compiled here), and the completion hooks MPIDIG's synchronization
+ * calls use.
  *
  * Locks are PME's: the target's PME grants them, whatever its process is doing. MPIDIG
  * still keeps each window's epoch state (its operations on the window check it): every
