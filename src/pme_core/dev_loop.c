@@ -7,11 +7,14 @@
  * next one), corrupt (flip one bit past the Ethernet header), delay (hold a frame for
  * a number of later frames), full (a send call takes only some of its frames, as a
  * full socket buffer does). A cut endpoint's frames vanish both ways, like a host
- * that died. Single-threaded by design: tests drive every endpoint from one thread.
+ * that died. Tests drive the endpoints from one thread, but an endpoint's liveness
+ * helper thread polls and sends on its own: the wire's lock covers its queues, taken
+ * briefly (never while a received frame is handed up, which may send).
  * Each endpoint's queue has an eventfd that is readable while frames wait, so that
  * blocking waits sleep on the loop device as they do on a real one; it is made on first
  * use, since tests open thousands of loop endpoints and most never sleep.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,7 @@ struct loop_dev {
 };
 
 struct pme_loop_wire {
+    pthread_mutex_t lock;
     struct pme_loop_faults f;
     struct loop_frame *orphans;     /* frames to MACs nobody has, for tests to take */
     size_t norphans;
@@ -74,6 +78,7 @@ int pme_loop_wire_create(const struct pme_loop_faults *faults, struct pme_loop_w
     struct pme_loop_wire *w = calloc(1, sizeof(*w));
     if (!w)
         return PME_ERR_NOMEM;
+    pthread_mutex_init(&w->lock, NULL);
     pme_loop_wire_set_faults(w, faults);
     w->next_mac = 1;
     *out = w;
@@ -100,6 +105,7 @@ void pme_loop_wire_destroy(struct pme_loop_wire *w)
         w->orphans = f->next;
         free(f);
     }
+    pthread_mutex_destroy(&w->lock);
     free(w);
 }
 
@@ -107,15 +113,19 @@ void pme_loop_wire_destroy(struct pme_loop_wire *w)
 size_t pme_loop_wire_take(struct pme_loop_wire *w, const uint8_t mac[6], void *buf,
                           size_t len)
 {
+    pthread_mutex_lock(&w->lock);
     struct loop_frame **pp = &w->orphans, **found = NULL;
     for (; *pp; pp = &(*pp)->next)
         if (!memcmp((*pp)->data, mac, 6))
             found = pp; /* the list is newest first: keep the last match */
-    if (!found)
+    struct loop_frame *f = found ? *found : NULL;
+    if (f) {
+        *found = f->next;
+        w->norphans--;
+    }
+    pthread_mutex_unlock(&w->lock);
+    if (!f)
         return 0;
-    struct loop_frame *f = *found;
-    *found = f->next;
-    w->norphans--;
     size_t n = f->len < len ? f->len : len;
     memcpy(buf, f->data, n);
     free(f);
@@ -222,16 +232,25 @@ static void hold(struct pme_loop_wire *w, struct loop_frame *f, unsigned countdo
 static int wire_send(struct pme_loop_wire *w, struct loop_dev *src,
                      const struct pme_dev_frame *frames, int n);
 
+static int locked_send(struct pme_loop_wire *w, struct loop_dev *src,
+                       const struct pme_dev_frame *frames, int n)
+{
+    pthread_mutex_lock(&w->lock);
+    n = wire_send(w, src, frames, n);
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
 static int loop_send(struct pme_dev *dev, const struct pme_dev_frame *frames, int n)
 {
     struct loop_dev *src = (struct loop_dev *)dev;
-    return wire_send(src->wire, src, frames, n);
+    return locked_send(src->wire, src, frames, n);
 }
 
 int pme_loop_wire_inject(struct pme_loop_wire *w, const void *frame, size_t len)
 {
     struct pme_dev_frame f = {.iov = {{(void *)frame, len}}, .iovcnt = 1};
-    return wire_send(w, NULL, &f, 1) == 1 ? PME_OK : PME_ERR_NOMEM;
+    return locked_send(w, NULL, &f, 1) == 1 ? PME_OK : PME_ERR_NOMEM;
 }
 
 static int wire_send(struct pme_loop_wire *w, struct loop_dev *src,
@@ -287,20 +306,25 @@ static int loop_poll(struct pme_dev *dev, int max, pme_rx_fn fn, void *arg)
 {
     struct loop_dev *d = (struct loop_dev *)dev;
     int n = 0;
-    while (n < max && d->head) {
+    for (; n < max; n++) {
+        pthread_mutex_lock(&d->wire->lock);
         struct loop_frame *f = d->head;
-        d->head = f->next;
-        if (!d->head)
-            d->tail = NULL;
-        d->queued -= f->len;
+        if (f) {
+            d->head = f->next;
+            if (!d->head)
+                d->tail = NULL;
+            d->queued -= f->len;
+        }
+        eventfd_t drained;
+        if (!d->head && d->efd >= 0 && eventfd_read(d->efd, &drained) < 0)
+            (void)0; /* already clear */
+        pthread_mutex_unlock(&d->wire->lock);
+        if (!f)
+            break;
         if (!d->cut)
             fn(arg, f->data, f->len);
         free(f);
-        n++;
     }
-    eventfd_t drained;
-    if (!d->head && d->efd >= 0 && eventfd_read(d->efd, &drained) < 0)
-        (void)0; /* already clear */
     return n;
 }
 
@@ -334,6 +358,7 @@ static int loop_open(struct pme_dev **out, const struct pme_config *cfg, const s
         return PME_ERR_NOMEM;
     d->base.ops = &pme_dev_loop_ops;
     d->efd = -1;
+    pthread_mutex_lock(&w->lock);
     uint32_t id = w->next_mac++;
     uint8_t mac[6] = {0x02, 0x00, 0x00, (uint8_t)(id >> 16), (uint8_t)(id >> 8), (uint8_t)id};
     memcpy(d->base.mac, mac, 6);
@@ -341,6 +366,7 @@ static int loop_open(struct pme_dev **out, const struct pme_config *cfg, const s
     d->wire = w;
     d->next_on_wire = w->devs;
     w->devs = d;
+    pthread_mutex_unlock(&w->lock);
     *out = &d->base;
     return PME_OK;
 }
@@ -348,11 +374,13 @@ static int loop_open(struct pme_dev **out, const struct pme_config *cfg, const s
 static void loop_close(struct pme_dev *dev)
 {
     struct loop_dev *d = (struct loop_dev *)dev;
+    pthread_mutex_lock(&d->wire->lock);
     struct loop_dev **pp = &d->wire->devs;
     while (*pp && *pp != d)
         pp = &(*pp)->next_on_wire;
     if (*pp)
         *pp = d->next_on_wire;
+    pthread_mutex_unlock(&d->wire->lock);
     while (d->head) {
         struct loop_frame *f = d->head;
         d->head = f->next;

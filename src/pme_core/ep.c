@@ -15,6 +15,7 @@
 #include "iflist.h"
 #include "msg.h"
 #include "progress.h"
+#include "rma.h"
 
 /* RTS frames carry the user header whole; keep it within a standard 1500-byte frame
  * so that peers with smaller MTUs can still take it. */
@@ -415,6 +416,8 @@ void pme_ep_close(pme_ep_t *ep)
     }
     pme_sendreq_free_all(ep);
     pme_rndv_free_all(ep);
+    pme_rma_free_requests(ep);
+    pme_rma_free_windows(ep);
     pme_evq_free(ep);
     for (int i = 0; i < PME_TX_BATCH; i++)
         free(ep->bounce[i]);

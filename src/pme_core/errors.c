@@ -27,6 +27,9 @@ const char *pme_strerror(int status)
     case PME_ERR_AUTH: return "authentication is misconfigured (job secret)";
     case PME_ERR_UNREACHABLE: return "no route to the peer's node";
     case PME_ERR_LINK_DOWN: return "the link to the peer is down";
+    case PME_ERR_RANGE: return "one-sided access outside the target's window";
+    case PME_ERR_NOWIN: return "the target exposes no such window";
+    case PME_ERR_NOTSUP: return "the peer's PME does not take one-sided requests";
     default: return "unknown PME status";
     }
 }

@@ -35,6 +35,10 @@ static bool answer(struct pme_ep *ep)
 {
     if (!pme_ep_trylock(ep))
         return false; /* the caller came back */
+    if (__atomic_load_n(&ep->helper_held, __ATOMIC_ACQUIRE)) {
+        pme_ep_unlock_helper(ep); /* the caller updates exposed memory (pme_rma_exclusive) */
+        return false;
+    }
     uint64_t before = ep->ctr->rx_frames + ep->ctr->tx_frames;
     ep->now = pme_now_ns();
     pme_progress_pass(ep, true);

@@ -237,6 +237,7 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
         on_rail_hello(ep, r, h);
         return;
     }
+    p->takes_rma = !!(ntohl(h->features) & PME_FEAT_RMA);
     if (r->wh->type == PME_T_HELLO) {
         if (!rx_open(ep, r, h))
             return;

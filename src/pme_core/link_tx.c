@@ -37,6 +37,7 @@ static uint32_t frag_bytes(const struct pme_peer *p, int type)
     switch (type) {
     case PME_T_DATA: return (uint32_t)(room - sizeof(struct pme_wire_frag));
     case PME_T_RDATA: return (uint32_t)(room - sizeof(struct pme_wire_rdata));
+    case PME_T_RMA: return pme_wire_rma_room(p->max_frame);
     default: return (uint32_t)room;
     }
 }
@@ -54,6 +55,9 @@ static void start_msg(const struct pme_peer *p, struct pme_rail *r, struct pme_t
     case PME_T_RDATA:
         m->nframes = (uint32_t)((m->len + m->frag - 1) / m->frag);
         break;
+    case PME_T_RMA:
+        m->nframes = m->len ? (uint32_t)((m->len + m->frag - 1) / m->frag) : 1;
+        break;
     default:
         m->nframes = 1;
     }
@@ -64,6 +68,33 @@ static uint8_t *bounce_buf(struct pme_ep *ep, int slot)
     if (!ep->bounce[slot])
         ep->bounce[slot] = malloc(65536);
     return ep->bounce[slot];
+}
+
+/* Point frame f's payload (iov[1..]) at plen bytes of cur from off: straight at the
+ * caller's buffers, or, for an iovec too fragmented for the device's gather list,
+ * through slot's bounce buffer. */
+static int gather(struct pme_ep *ep, int slot, struct pme_dev_frame *f,
+                  struct pme_iov_cursor *cur, uint64_t off, size_t plen)
+{
+    pme_iov_cursor_seek(cur, off);
+    int n = pme_iov_cursor_slice(cur, plen, &f->iov[1], PME_DEV_MAX_IOV - 1);
+    if (n < 0) {
+        uint8_t *b = bounce_buf(ep, slot);
+        if (!b)
+            return PME_ERR_NOMEM;
+        size_t done = 0;
+        while (done < plen) {
+            struct iovec piece;
+            pme_iov_cursor_slice(cur, plen - done, &piece, 1);
+            memcpy(b + done, piece.iov_base, piece.iov_len);
+            done += piece.iov_len;
+        }
+        f->iov[1].iov_base = b;
+        f->iov[1].iov_len = plen;
+        n = 1;
+    }
+    f->iovcnt = 1 + n;
+    return PME_OK;
 }
 
 /* Build frame `fi` of item m on rail k into batch slot `slot`. */
@@ -121,28 +152,25 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, unsigned k, struct
         struct pme_wire_rdata rd = {htonl(m->rndv_id), 0, htobe64(off)};
         memcpy(sub, &rd, sizeof(rd));
         sublen = sizeof(rd);
-        /* Gather straight from the caller's buffer; a very fragmented iovec that does
-         * not fit the device's gather list goes through a bounce buffer. */
-        pme_iov_cursor_seek(cur, off);
-        int n = pme_iov_cursor_slice(cur, plen, &f->iov[1], PME_DEV_MAX_IOV - 1);
-        if (n < 0) {
-            uint8_t *b = bounce_buf(ep, slot);
-            if (!b)
-                return PME_ERR_NOMEM;
-            size_t done = 0;
-            while (done < plen) {
-                struct iovec piece;
-                pme_iov_cursor_slice(cur, plen - done, &piece, 1);
-                memcpy(b + done, piece.iov_base, piece.iov_len);
-                done += piece.iov_len;
-            }
-            f->iov[1].iov_base = b;
-            f->iov[1].iov_len = plen;
-            n = 1;
-        }
-        f->iovcnt = 1 + n;
+        if (gather(ep, slot, f, cur, off, plen))
+            return PME_ERR_NOMEM;
         if (flags & PME_F_LAST)
             flags |= PME_F_ACK_REQ; /* the sender's completion waits on this ACK */
+        break;
+    }
+    case PME_T_RMA: {
+        /* The first frame's sub-header, its offset advanced past the frames before. */
+        struct pme_wire_rma rq;
+        memcpy(&rq, m->data, sizeof(rq));
+        uint64_t off = (uint64_t)fi * m->frag;
+        plen = m->len - off < m->frag ? (size_t)(m->len - off) : m->frag;
+        rq.offset = htobe64(be64toh(rq.offset) + off);
+        memcpy(sub, &rq, sizeof(rq));
+        sublen = sizeof(rq);
+        if (plen && gather(ep, slot, f, m->cur, off, plen))
+            return PME_ERR_NOMEM;
+        if ((flags & PME_F_LAST) && !pme_wire_rma_is_answer(rq.op))
+            flags |= PME_F_ACK_REQ; /* a request: the origin's completion waits on it */
         break;
     }
     default: /* NOP */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "msg.h"
+#include "rma.h"
 
 int pme_msg_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
                  const struct iovec *iov, int iovcnt, unsigned flags, void *ctx)
@@ -44,6 +45,9 @@ static int deliver(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr 
     case PME_T_RDATA:
         pme_rndv_on_rdata(ep, idx, sub, len);
         return 0;
+    case PME_T_RMA:
+        return len && pme_wire_rma_is_answer(sub[0]) ? pme_rma_on_answer(ep, idx, sub, len)
+                                                   : pme_rma_on_request(ep, idx, sub, len, flags);
     default:
         ep->ctr->drop_bad_header++;
         return 0;
@@ -52,13 +56,16 @@ static int deliver(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr 
 
 static void item_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status)
 {
-    (void)idx;
     switch (m->type) {
     case PME_T_DATA:
         ep->tx_used -= m->total; /* the eager copy leaves the send pool */
         break;
     case PME_T_RDATA:
         pme_rndv_sent(ep, m, status);
+        break;
+    case PME_T_RMA:
+        pme_rma_request_done(ep, idx, m, status);
+        pme_rma_answer_done(ep, idx, m);
         break;
     default:
         break;
@@ -92,12 +99,15 @@ static void credit_known(struct pme_ep *ep, pme_peer_t idx)
             *cur = rts;
         m->next = NULL;
     }
+    pme_rma_peer_known(ep, idx);
 }
 
 static void peer_failed(struct pme_ep *ep, pme_peer_t idx, int status, bool report)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     pme_rndv_fail_peer(ep, idx, status);
+    pme_rma_origin_fail_peer(ep, idx, status);
+    pme_rma_target_fail_peer(ep, idx);
     if (p->asm_buf) {
         pme_rxbuf_free(ep, p->asm_buf);
         p->asm_buf = NULL;

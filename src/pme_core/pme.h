@@ -63,6 +63,9 @@ enum pme_status {
     PME_ERR_AUTH = -16,     /* authentication asked for without a usable job secret */
     PME_ERR_UNREACHABLE = -17, /* the route file has no usable route to the peer's node */
     PME_ERR_LINK_DOWN = -18,   /* the interface to the peer is down or has no carrier */
+    PME_ERR_RANGE = -19,    /* a one-sided access reaches outside the target's window */
+    PME_ERR_NOWIN = -20,    /* the target exposes no window of that key */
+    PME_ERR_NOTSUP = -21,   /* the peer's PME does not take one-sided requests */
 };
 
 const char *pme_strerror(int status);
@@ -315,6 +318,84 @@ void pme_ep_topology(pme_ep_t *ep, struct pme_topology *t);
  * say (no file, no route to the node, or a torus without its coordinates). */
 int pme_peer_place(pme_ep_t *ep, pme_peer_t peer, int coords[PME_TOPO_MAX_DIMS], int *hops);
 
+/*
+ * One-sided communication (RMA).
+ *
+ * A process exposes memory as a window (pme_rma_expose) and gives its key to its peers
+ * by its own means (the netmod exchanges keys when MPI creates a window). Peers then
+ * put, get, accumulate into it and lock it: the target's endpoint acts on each request
+ * when it arrives, in its caller's progress or, while the caller computes elsewhere,
+ * in its liveness helper (PME_HELPER). A request that reaches outside the window, or
+ * names no window, is refused at the target (never acted on) and fails at the origin
+ * with PME_ERR_RANGE or PME_ERR_NOWIN.
+ *
+ * Completion is counted per peer: pme_rma_pending says how many operations to a peer
+ * are not complete, pme_rma_error whether one failed. A put or accumulate is complete
+ * once the target has applied it, a get (or a fetching accumulate) once its bytes have
+ * landed, a lock once granted, an unlock once the target released the lock. The
+ * buffers of an operation must stay as they are until it is complete.
+ *
+ * Operations to one peer reach it in the order issued. A peer is asked for a bounded
+ * number of answers at a time (gets, fetches, locks: 512); operations issued beyond
+ * that wait at the origin, and messages (pme_send) sent meanwhile may overtake them.
+ *
+ * Accumulates (enum pme_wire_rma_aop and pme_wire_rma_dtype of pme_wire.h) are done by
+ * one agent at a time per endpoint, element by element, so that accumulates of the same
+ * type to one location from many origins are atomic. A caller that updates exposed
+ * memory itself (MPI's own accumulates) brackets that with pme_rma_exclusive.
+ *
+ * PME_PEER_SELF names this endpoint's own windows: operations on them are done at once;
+ * a lock is granted at once or waits (pending) behind the peers' as theirs do.
+ */
+#define PME_PEER_SELF ((pme_peer_t)0xFFFFFFFFu)
+
+enum pme_rma_lock_type { PME_RMA_LOCK_SHARED = 1, PME_RMA_LOCK_EXCL = 2 };
+/* Flags of an operation: take the window's lock for it first (lock, operation and the
+ * answer in one exchange). Put, accumulate and compare-and-swap must then fit one frame
+ * (pme_rma_frame_room); a get may be of any size. The operation is complete once the
+ * lock was granted and the operation done. */
+#define PME_RMA_TAKE_SHARED 0x1u
+#define PME_RMA_TAKE_EXCL 0x2u
+
+/* Expose [base, base + size) (size may be 0); *key names it to peers. */
+int pme_rma_expose(pme_ep_t *ep, void *base, uint64_t size, uint32_t *key);
+/* Expose it no more. PME_EAGAIN while answers that read from it wait for their
+ * acknowledgement: progress and call again. Locks held on it are dropped. */
+int pme_rma_withdraw(pme_ep_t *ep, uint32_t key);
+
+/* offset: bytes from the base of the target's window. */
+int pme_rma_put(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, const void *buf,
+                size_t len, unsigned flags);
+int pme_rma_get(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, void *buf,
+                size_t len, unsigned flags);
+/* Combine the len bytes of buf (elements of dtype) into the window with aop. With
+ * result, the values the window held before land there (len <= pme_rma_frame_room);
+ * with PME_AOP_NO_OP buf may be NULL. */
+int pme_rma_acc(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset, const void *buf,
+                void *result, size_t len, int aop, int dtype, unsigned flags);
+/* One element of dtype: replace it by *swap if it equals *compare; *result gets the
+ * value it had. */
+int pme_rma_cas(pme_ep_t *ep, pme_peer_t peer, uint32_t key, uint64_t offset,
+                const void *compare, const void *swap, void *result, int dtype,
+                unsigned flags);
+/* Lock the window at peer (enum pme_rma_lock_type): pending until granted. Unlock:
+ * pending until released. */
+int pme_rma_lock(pme_ep_t *ep, pme_peer_t peer, uint32_t key, int type);
+int pme_rma_unlock(pme_ep_t *ep, pme_peer_t peer, uint32_t key);
+
+/* Operations to peer (or to our own windows: PME_PEER_SELF) not complete yet. */
+uint32_t pme_rma_pending(pme_ep_t *ep, pme_peer_t peer);
+/* The first failure of an operation to peer since the last call (PME_ERR_RANGE,
+ * PME_ERR_NOWIN, PME_ERR_PEER_DEAD, ...), or PME_OK; asking clears it. */
+int pme_rma_error(pme_ep_t *ep, pme_peer_t peer);
+/* The most bytes a put or accumulate may carry with a lock, and a fetching accumulate
+ * at all: one frame's room to peer (until the first exchange with it, what the smallest
+ * frames any peer may have take: 144). */
+size_t pme_rma_frame_room(pme_ep_t *ep, pme_peer_t peer);
+/* on: the caller is about to update exposed memory itself; until it calls again with 0
+ * the liveness helper acts on no request (the caller's own progress still does). */
+void pme_rma_exclusive(pme_ep_t *ep, int on);
+
 /* Counters. Every field only grows. */
 struct pme_counters {
     uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, tx_errors;
@@ -331,6 +412,8 @@ struct pme_counters {
     uint64_t peers_failed, peers_closed, wait_spins, wait_sleeps, helper_passes;
     uint64_t rx_overruns;   /* frames the device's ring had no room for (sampled) */
     uint64_t rails_dropped; /* rails to peers given up (link down, or unanswered) */
+    uint64_t rma_in;        /* one-sided requests this endpoint acted on as target */
+    uint64_t rma_refused;   /* ... and refused (no such window, out of its bounds, bad op) */
 };
 #define PME_COUNTER_NAMES(X) \
     X(tx_frames) X(tx_bytes) X(rx_frames) X(rx_bytes) X(tx_errors) \
@@ -342,7 +425,7 @@ struct pme_counters {
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \
     X(peers_failed) X(peers_closed) X(wait_spins) X(wait_sleeps) X(helper_passes) \
-    X(rx_overruns) X(rails_dropped)
+    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 /* Frames through each interface the endpoint spans (rail k is interface k on a switched

@@ -8,7 +8,7 @@
  *   6 progress.c wait.c helper.c      progress passes, waiting, the liveness helper
  *   5 ep.c config.c counters.c        the endpoint and the public API (pme.h)
  *   4 msg.c eager.c rndv.c pool.c     messages: eager, rendezvous, the receive pool,
- *     events.c                        events handed to the caller
+ *     events.c rma_*.c                events handed to the caller; one-sided requests
  *   3 peers.c link_tx.c link_rx.c     peers and their reliable channel: Go-Back-N,
  *     link_ctrl.c timers.c            control frames, credit, timers, liveness
  *   2 dev*.c                          devices: ring, pcap, loop, kernel
@@ -110,6 +110,42 @@ struct pme_rndv {
     struct pme_ranges landed; /* the bytes that have landed (any order, once each) */
 };
 
+/* One-sided communication (rma_*.c). A holder of a window's lock. Its lock is released
+ * only once the answers to its gets, which read the window as they go, are acknowledged:
+ * an unlock that comes before marks it releasing. */
+struct pme_rholder {
+    pme_peer_t peer;        /* PME_PEER_SELF: our own caller */
+    uint8_t type;           /* PME_RMA_LOCK_SHARED or _EXCL */
+    bool releasing;
+    uint32_t readers;       /* its gets' answers streaming from the window */
+};
+
+/* A window this endpoint exposes, with its lock. */
+struct pme_rlock_wait;
+struct pme_rwin {
+    uint8_t *base;
+    uint64_t size;
+    uint32_t key;           /* its slot handle in ep->rwins */
+    bool withdrawn;         /* being withdrawn: requests find no window */
+    uint32_t readers;       /* answers streaming from it, not yet acknowledged */
+    uint32_t shared;        /* holders of its lock, shared */
+    bool exclusive;         /* ... or one holder, exclusive */
+    struct pme_rholder *holders;
+    uint32_t nholders, holders_cap;
+    struct pme_rlock_wait *wait_head, *wait_tail; /* lock requests in order of arrival */
+};
+
+/* An origin's request that waits for its answer (GET, FETCH, CAS, LOCK, or an operation
+ * that takes the lock): where the answer goes. */
+struct pme_rreq {
+    pme_peer_t peer;
+    uint8_t op;             /* PME_RMA_* of the request */
+    uint32_t id;            /* slot handle in ep->rreqs, the request's req_id */
+    uint8_t *dst;           /* GET, FETCH, CAS: where the answer's bytes land */
+    uint64_t len, received;
+    bool sent;              /* left the peer's held requests (counted in rma_asking) */
+};
+
 /* ---- layer 3 (the link) owns these ---- */
 
 /* One sequenced item of a rail's send queue. Frame i of an item is rebuilt from the
@@ -208,6 +244,9 @@ struct pme_peer {
     bool keepalive_armed;   /* peer_deadline is a keepalive, not a credit request */
     bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
     bool ping_out;          /* a PING to it awaits its PONG */
+    bool takes_rma;         /* its HELLO or HELLO_ACK announced PME_FEAT_RMA */
+    int16_t rma_status;     /* the first of our one-sided operations to it that failed
+                             * since the caller asked (a PME_ERR_*) */
     uint64_t ping_token;
     int fail_status;
     uint32_t peer_rto_us;   /* the peer timer's interval, doubled while unanswered */
@@ -221,6 +260,9 @@ struct pme_peer {
     /* receive direction */
     uint32_t peer_incarnation; /* its incarnation, once its HELLO or HELLO_ACK came */
     bool known;             /* peer_incarnation is valid */
+    bool rma_skip;          /* the first frame of its current one-sided request was
+                             * refused: so are the others */
+    uint16_t rma_asking;    /* our one-sided requests it has yet to answer, sent */
     struct pme_replay kreplay; /* the nonces of its kernel's frames (PME_F_KERNEL) */
     uint32_t rx_epoch;
     uint32_t rx_order;      /* the order number of the next in-order item we take */
@@ -229,6 +271,11 @@ struct pme_peer {
     /* written by layer 4 (messages), read by the timers */
     uint32_t rndv_out;      /* our rendezvous sends to it not yet complete */
     uint32_t rndv_in;       /* its rendezvous sends we accepted, not yet landed */
+    uint32_t rma_pending;   /* our one-sided operations to it not complete */
+    uint32_t rma_answers;   /* our answers to its requests, not yet acknowledged */
+    struct pme_txmsg *rma_held; /* the last of our requests not sent yet, its next the
+                             * first (a ring): they wait while it owes PME_RMA_MAX_ASKING
+                             * answers (rma_origin.c) */
     struct pme_rxbuf *asm_buf; /* the eager message being assembled from it */
     uint32_t asm_off;
     uint32_t asm_order;     /* the order number of the message in asm_buf */
@@ -306,6 +353,10 @@ struct pme_ep {
     struct pme_slots sendreqs, rndvs;
     struct pme_cache cache;     /* eager send copies and receive buffers */
     size_t rx_used, rx_reserved, tx_used;
+    /* layer 4: one-sided communication */
+    struct pme_slots rwins;     /* windows we expose, by key */
+    struct pme_slots rreqs;     /* our requests waiting for their answer */
+    uint32_t rma_self_pending;  /* our own lock requests on our windows, not granted */
 
     /* layer 6: adaptive waiting */
     unsigned ncores;
@@ -318,6 +369,7 @@ struct pme_ep {
      * while a helper exists (eplock.h) */
     struct pme_helper *helper;
     int api_lock;           /* 1 while the caller or the helper is inside */
+    int helper_held;        /* the caller touches exposed memory: the helper stays out */
     uint64_t api_exits;     /* how often the caller left the API (the helper compares) */
 
     /* counters (every layer increments; counters.c publishes) */

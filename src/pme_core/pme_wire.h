@@ -49,6 +49,7 @@ enum pme_wire_type {
 	PME_T_CTS = 3,          /* rendezvous answer: pme_wire_cts */
 	PME_T_RDATA = 4,        /* rendezvous fragment: pme_wire_rdata + bytes */
 	PME_T_NOP = 5,          /* sequenced no-op (window probe) */
+	PME_T_RMA = 6,          /* one-sided request or answer: pme_wire_rma + bytes */
 	/* Unsequenced control. */
 	PME_T_ACK = 16,         /* hdr.ack acknowledges every frame up to it */
 	PME_T_LOSE = 17,        /* a gap after hdr.ack: rewind to hdr.ack + 1 */
@@ -151,6 +152,92 @@ struct pme_wire_hello {
 } __attribute__((packed));
 #define PME_WIRE_MAX_RAILS 8
 
+/* pme_wire_hello.features */
+#define PME_FEAT_RMA      0x00000001u /* takes PME_T_RMA frames (one-sided communication) */
+
+/*
+ * PME_T_RMA: one-sided communication. The origin's requests name a window the target
+ * exposed (key) and a byte offset in it; the target checks both and acts on arrival,
+ * whatever its process is doing. Requests without an answer (PUT, ACC, UNLOCK) are
+ * complete when the link acknowledges them: the target acknowledges a frame only after
+ * acting on it. The others are answered (DATA, DONE or NAK) with the origin's req_id.
+ * An operation of several frames repeats the sub-header in each, offset advancing by
+ * the payload of the frames before; payloads of one operation are multiples of 16
+ * bytes but the last, so that no element of an accumulate straddles two frames.
+ */
+enum pme_wire_rma_op {
+	/* requests (origin to target) */
+	PME_RMA_PUT = 1,        /* the payload lands at offset */
+	PME_RMA_ACC = 2,        /* the payload is combined into the window at offset (aop, dtype) */
+	PME_RMA_GET = 3,        /* answer len bytes from offset (DATA) */
+	PME_RMA_FETCH = 4,      /* as ACC, answering the values before it (DATA); one frame */
+	PME_RMA_CAS = 5,        /* payload = compare || swap, one element: swap if equal; answers
+				 * the value before (DATA) */
+	PME_RMA_LOCK = 6,       /* take the window's lock (flags), answered DONE once granted */
+	PME_RMA_UNLOCK = 7,     /* release it */
+	/* answers (target to origin), naming the request by req_id */
+	PME_RMA_DATA = 16,      /* bytes answering GET, FETCH or CAS, at offset of the answer */
+	PME_RMA_DONE = 17,      /* the lock is granted (and the request carrying it done) */
+	PME_RMA_NAK = 18,       /* refused: status (PME_RMA_E_*); aop = the refused request's op */
+};
+
+/* Answers travel from target to origin; anything else is a request (or nonsense, which
+ * the target refuses). */
+static inline int pme_wire_rma_is_answer(unsigned int op)
+{
+	return op == PME_RMA_DATA || op == PME_RMA_DONE || op == PME_RMA_NAK;
+}
+
+/* pme_wire_rma.flags of a request: take the window's lock before acting on it. PUT, ACC
+ * and the answered requests may carry it when they fit one frame; such a request is
+ * answered (DONE or DATA) only once the lock was granted and the request done. */
+#define PME_RMA_F_SHARED  0x01
+#define PME_RMA_F_EXCL    0x02
+
+/* pme_wire_rma.status of a NAK */
+enum pme_wire_rma_error {
+	PME_RMA_E_NOWIN = 1,    /* no window with that key is exposed */
+	PME_RMA_E_RANGE = 2,    /* the bytes lie (partly) outside the window */
+	PME_RMA_E_OP = 3,       /* unknown op, aop or dtype, or a combination MPI forbids */
+	PME_RMA_E_NOLOCK = 4,   /* UNLOCK of a lock the origin neither holds nor waits for */
+};
+
+/* Accumulate operations (aop) and element types (dtype). */
+enum pme_wire_rma_aop {
+	PME_AOP_REPLACE = 0, PME_AOP_NO_OP = 1, PME_AOP_SUM = 2, PME_AOP_PROD = 3,
+	PME_AOP_MAX = 4, PME_AOP_MIN = 5, PME_AOP_LAND = 6, PME_AOP_LOR = 7, PME_AOP_LXOR = 8,
+	PME_AOP_BAND = 9, PME_AOP_BOR = 10, PME_AOP_BXOR = 11, PME_AOP_COUNT = 12,
+};
+enum pme_wire_rma_dtype {
+	PME_DT_I8 = 0, PME_DT_U8 = 1, PME_DT_I16 = 2, PME_DT_U16 = 3, PME_DT_I32 = 4,
+	PME_DT_U32 = 5, PME_DT_I64 = 6, PME_DT_U64 = 7, PME_DT_F32 = 8, PME_DT_F64 = 9,
+	PME_DT_COUNT = 10,
+};
+
+struct pme_wire_rma {
+	__u8 op;                /* enum pme_wire_rma_op */
+	__u8 flags;             /* PME_RMA_F_* */
+	__u8 aop;               /* ACC, FETCH: enum pme_wire_rma_aop */
+	__u8 dtype;             /* ACC, FETCH, CAS: enum pme_wire_rma_dtype */
+	__be32 key;             /* requests: the target's window */
+	__be32 req_id;          /* the origin's handle of an answered request, echoed */
+	__be32 status;          /* NAK: enum pme_wire_rma_error */
+	__be64 offset;          /* requests: bytes from the window's base of this frame's
+				 * payload; DATA: bytes from the start of the answer */
+	__be64 len;             /* bytes of the whole operation (GET: bytes asked; CAS: of
+				 * one element) */
+} __attribute__((packed));  /* 32 bytes */
+
+#define PME_RMA_FRAG_ALIGN 16u
+
+/* Payload bytes of one PME_T_RMA frame to a peer whose frames take max_frame bytes after
+ * the Ethernet header (every frame of an operation but its last carries this many). */
+static inline __u32 pme_wire_rma_room(__u32 max_frame)
+{
+	__u32 hdrs = (__u32)(sizeof(struct pme_wire_hdr) + sizeof(struct pme_wire_rma));
+	return max_frame > hdrs ? (max_frame - hdrs) & ~(PME_RMA_FRAG_ALIGN - 1) : 0;
+}
+
 /* PME_T_PING / PME_T_PONG */
 struct pme_wire_ping {
 	__be64 token;           /* echoed by PONG */
@@ -201,7 +288,7 @@ struct pme_wire_nak_auth {
 
 static inline int pme_wire_type_is_sequenced(unsigned int type)
 {
-	return type >= PME_T_DATA && type <= PME_T_NOP;
+	return type >= PME_T_DATA && type <= PME_T_RMA;
 }
 
 /*

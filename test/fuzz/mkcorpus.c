@@ -59,7 +59,8 @@ static void answer_hello(void)
     CHECK(fp_expect(&fp, z.ep, PME_T_HELLO, &fr, 1000), "no HELLO");
     const struct pme_wire_hello *in = (const void *)fr.sub;
     fp.rcv_nxt = ntohl(in->first_seq);
-    struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(1500)};
+    struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(1500),
+                               .features = htonl(PME_FEAT_RMA)};
     emit(PME_T_HELLO_ACK, 0, 1, 0, 0, &a, sizeof(a));
 }
 
@@ -67,7 +68,8 @@ static void answer_hello(void)
  * something to send; otherwise it answers ours with its own. */
 static void handshake(uint8_t mode)
 {
-    struct pme_wire_hello h = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(1500)};
+    struct pme_wire_hello h = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(1500),
+                               .features = htonl(PME_FEAT_RMA)};
     if (mode & FZ_SENDS)
         answer_hello();
     emit(PME_T_HELLO, 0, 0, 0, 0, &h, sizeof(h));
@@ -142,6 +144,64 @@ static void controls(void)
     emit(PME_T_BYE, 0, 1, 0, 0, NULL, 0);
 }
 
+static void rma(unsigned op, unsigned flags, uint32_t req_id, uint64_t off, uint64_t len,
+                size_t plen, uint16_t fflags)
+{
+    static uint8_t sub[sizeof(struct pme_wire_rma) + 1500];
+    struct pme_wire_rma r = {.op = (uint8_t)op, .flags = (uint8_t)flags, .aop = PME_AOP_SUM,
+                             .dtype = PME_DT_I32, .key = htonl(FZ_WIN_KEY), .req_id = htonl(req_id),
+                             .offset = htobe64(off), .len = htobe64(len)};
+    memcpy(sub, &r, sizeof(r));
+    memset(sub + sizeof(r), 'r', plen);
+    emit(PME_T_RMA, fp.snd_nxt++, 1, fflags, 0, sub, sizeof(r) + plen);
+}
+
+/* One-sided requests to the endpoint's window, good and bad; in FZ_SENDS mode also the
+ * answers to the endpoint's own requests. */
+static void one_sided(uint8_t mode)
+{
+    const uint16_t one = PME_F_FIRST | PME_F_LAST;
+    rma(PME_RMA_PUT, 0, 0, 100, 3000, 1344, PME_F_FIRST);
+    rma(PME_RMA_PUT, 0, 0, 1444, 3000, 1344, 0);
+    rma(PME_RMA_PUT, 0, 0, 2788, 3000, 312, PME_F_LAST | PME_F_ACK_REQ);
+    rma(PME_RMA_ACC, 0, 0, 64, 64, 64, one);
+    rma(PME_RMA_FETCH, 0, 5, 64, 8, 8, one);
+    rma(PME_RMA_CAS, 0, 6, 64, 4, 8, one);
+    rma(PME_RMA_GET, 0, 7, 0, 2000, 0, one);
+    rma(PME_RMA_LOCK, PME_RMA_F_EXCL, 8, 0, 0, 0, one);
+    rma(PME_RMA_PUT, PME_RMA_F_SHARED, 9, 0, 16, 16, one); /* waits behind the lock */
+    rma(PME_RMA_UNLOCK, 0, 0, 0, 0, 0, one);
+    rma(PME_RMA_UNLOCK, 0, 0, 0, 0, 0, one);
+    rma(PME_RMA_PUT, 0, 0, 8190, 8, 8, one);                /* out of the window */
+    rma(PME_RMA_GET, 0, 10, 0, 1 << 20, 0, one);
+    if (!(mode & FZ_SENDS))
+        return;
+    static uint8_t sub[sizeof(struct pme_wire_rma) + 1344];
+    for (uint64_t off = 0; off < 3000; off += 1344) {
+        size_t plen = 3000 - off < 1344 ? (size_t)(3000 - off) : 1344;
+        struct pme_wire_rma a = {.op = PME_RMA_DATA, .req_id = htonl(FZ_REQ_GET),
+                                 .offset = htobe64(off), .len = htobe64(3000)};
+        memcpy(sub, &a, sizeof(a));
+        memset(sub + sizeof(a), 'g', plen);
+        emit(PME_T_RMA, fp.snd_nxt++, 1, 0, 0, sub, sizeof(a) + plen);
+    }
+    struct pme_wire_rma done = {.op = PME_RMA_DONE, .req_id = htonl(FZ_REQ_LOCK)};
+    emit(PME_T_RMA, fp.snd_nxt++, 1, 0, 0, &done, sizeof(done));
+    struct pme_wire_rma data = {.op = PME_RMA_DATA, .req_id = htonl(FZ_REQ_FETCH),
+                                .len = htobe64(8)};
+    memcpy(sub, &data, sizeof(data));
+    memset(sub + sizeof(data), 'f', 8);
+    emit(PME_T_RMA, fp.snd_nxt++, 1, 0, 0, sub, sizeof(data) + 8);
+    struct pme_wire_rma nak = {.op = PME_RMA_NAK, .req_id = htonl(FZ_REQ_CAS),
+                               .status = htonl(PME_RMA_E_RANGE)};
+    emit(PME_T_RMA, fp.snd_nxt++, 1, 0, 0, &nak, sizeof(nak));
+    nak.req_id = 0;
+    emit(PME_T_RMA, fp.snd_nxt++, 1, 0, 0, &nak, sizeof(nak));
+    /* Only the put may wait (for an acknowledgement); the NAKs failed the rest. */
+    CHECK(pme_rma_pending(z.ep, z.peer) <= 1 && pme_rma_error(z.ep, z.peer) == PME_ERR_RANGE,
+          "the answers left %u requests pending", pme_rma_pending(z.ep, z.peer));
+}
+
 static void save(const char *dir, const char *name, uint8_t mode)
 {
     char path[512];
@@ -179,6 +239,11 @@ int main(int argc, char **argv)
         handshake(m);
         controls();
         save(argv[1], "controls", m);
+        start(m);
+        handshake(m);
+        one_sided(m);
+        CHECK(z.win[3099] == 'r' && z.win[8190] == 0, "the one-sided scenario's puts");
+        save(argv[1], "one-sided", m);
         if (m & FZ_SENDS) {
             start(m);
             handshake(m);

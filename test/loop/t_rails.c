@@ -12,7 +12,9 @@
  *   primary  the rail carrying the in-order messages goes down mid-stream: they go
  *            again over the other rail and each arrives once, in order;
  *   last     when the last rail goes down too, the peer fails with the link-down
- *            error naming both nodes.
+ *            error naming both nodes;
+ *   rma      one-sided accumulates of several frames each while the rail that carries
+ *            them goes down: the target combines each exactly once.
  * Every fault is deterministic (seeded loop wires); only the rails' timers are clocks.
  */
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 
 #include "harness.h"
 #include "pme_test.h"
+#include "pme_wire.h"
 
 /* Under valgrind (PME_TEST_QUICK) everything runs ten times slower or more: so do the
  * timers, and the streams are shorter. */
@@ -282,6 +285,52 @@ static void test_primary(void)
     close_rails(&t);
 }
 
+static void test_rma(void)
+{
+    enum { WORDS = 6000 }; /* 24000 bytes: several frames at the loop's frame size */
+    static uint32_t win[WORDS], ones[WORDS];
+    const size_t ops = count(200);
+    struct rails t;
+    char path[64], err[4096];
+    uint32_t key;
+    open_rails(&t, NULL);
+    for (size_t i = 0; i < WORDS; i++)
+        ones[i] = 1;
+    memset(win, 0, sizeof(win));
+    CHECK_OK(pme_rma_expose(t.lp.b, win, sizeof(win), &key));
+    stream(&t, small, 5, 20, NULL, NULL); /* both rails open */
+    int saved = grab_stderr(path, sizeof(path));
+    /* All queued at once: the first window's frames end inside an accumulate. */
+    for (size_t i = 0; i < ops; i++)
+        CHECK_OK(pme_rma_acc(t.lp.a, t.lp.a_to_b, key, 0, ones, NULL, sizeof(ones), PME_AOP_SUM,
+                             PME_DT_U32, 0));
+    lp_progress(&t.lp);
+    pme_loop_wire_cut_iface(t.lp.wire, t.lp.a, 0); /* the primary, mid-stream */
+    double t0 = now_s();
+    while (pme_rma_pending(t.lp.a, t.lp.a_to_b)) {
+        CHECK(now_s() - t0 < 30 * slow(), "%u accumulates still pending",
+              pme_rma_pending(t.lp.a, t.lp.a_to_b));
+        lp_progress(&t.lp);
+    }
+    give_back_stderr(saved, path, err, sizeof(err));
+    int failed = pme_rma_error(t.lp.a, t.lp.a_to_b);
+    CHECK(failed == PME_OK, "an accumulate failed: %s", pme_strerror(failed));
+    CHECK(COUNTER(t.lp.a, rails_dropped) == 1, "the origin dropped %llu rails",
+          (unsigned long long)COUNTER(t.lp.a, rails_dropped));
+    size_t wrong = 0;
+    for (size_t i = 0; i < WORDS; i++)
+        wrong += win[i] != ops;
+    CHECK(!wrong, "%zu of %d words are not %zu (word 0: %u)", wrong, WORDS, ops, win[0]);
+    int rc;
+    t0 = now_s();
+    while ((rc = pme_rma_withdraw(t.lp.b, key)) == PME_EAGAIN && now_s() - t0 < 5 * slow())
+        lp_progress(&t.lp);
+    CHECK(rc == PME_OK, "withdraw: %s", pme_strerror(rc));
+    printf("rma: %zu accumulates of %zu bytes, rail 0 cut after the first window: each "
+           "combined once\n", ops, sizeof(ones));
+    close_rails(&t);
+}
+
 static void test_last(void)
 {
     struct rails t;
@@ -321,7 +370,7 @@ int main(int argc, char **argv)
     static const struct scenario all[] = {
         {"small", test_small}, {"stripe", test_stripe},   {"loss", test_loss},
         {"cut", test_cut},     {"silent", test_silent},   {"primary", test_primary},
-        {"last", test_last},
+        {"last", test_last},   {"rma", test_rma},
     };
     run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
     printf("rails: all scenarios passed\n");

@@ -170,6 +170,28 @@ static void good_frames(void)
     emit(f, build(f, &k_crc, PME_T_RDATA, 0, &rd, sizeof(rd), m, 100), "rdata", "Good", "-",
          "-");
 
+    /* One-sided: a put with its payload, a get, an accumulate that takes the lock, the
+     * answers. */
+    struct pme_wire_rma q = {.op = PME_RMA_PUT, .key = htonl(0x100000), .offset = htobe64(64),
+                             .len = htobe64(100)};
+    emit(f, build(f, &k_crc, PME_T_RMA, PME_F_FIRST | PME_F_LAST, &q, sizeof(q), m, 100),
+         "rma_put", "Good", "-", "-");
+    q.op = PME_RMA_GET;
+    q.req_id = htonl(0x100001);
+    emit(f, build(f, &k_crc, PME_T_RMA, PME_F_FIRST | PME_F_LAST, &q, sizeof(q), NULL, 0),
+         "rma_get", "Good", "-", "-");
+    q.op = PME_RMA_ACC;
+    q.flags = PME_RMA_F_EXCL;
+    q.aop = PME_AOP_SUM;
+    q.dtype = PME_DT_F64;
+    q.len = htobe64(16);
+    emit(f, build(f, &k_crc, PME_T_RMA, PME_F_FIRST | PME_F_LAST, &q, sizeof(q), m, 16),
+         "rma_acc_locking", "Good", "-", "-");
+    struct pme_wire_rma a = {.op = PME_RMA_DATA, .req_id = htonl(0x100001), .len = htobe64(100)};
+    emit(f, build(f, &k_crc, PME_T_RMA, 0, &a, sizeof(a), m, 100), "rma_data", "Good", "-", "-");
+    a.op = PME_RMA_DONE;
+    emit(f, build(f, &k_crc, PME_T_RMA, 0, &a, sizeof(a), NULL, 0), "rma_done", "Good", "-", "-");
+
     static const struct { int type; const char *name; } bare[] = {
         {PME_T_NOP, "nop"},       {PME_T_ACK, "ack"},       {PME_T_LOSE, "lose"},
         {PME_T_STOP, "stop"},     {PME_T_GO, "go"},         {PME_T_CREDIT, "credit"},
@@ -238,6 +260,16 @@ static void bad_frames(void)
          "pme.expert.sub_short", "-");
     emit(f, data_frame(f, &k_crc, 100, 50, 0, m, 100), "fragment_outside", "Good",
          "pme.expert.bounds", "-");
+
+    struct pme_wire_rma r = {.op = PME_RMA_NAK, .aop = PME_RMA_PUT, .req_id = htonl(7),
+                             .status = htonl(PME_RMA_E_RANGE)};
+    emit(f, build(f, &k_crc, PME_T_RMA, 0, &r, sizeof(r), NULL, 0), "rma_nak", "Good",
+         "pme.expert.rma_nak", "-");
+    r.op = 99;
+    emit(f, build(f, &k_crc, PME_T_RMA, 0, &r, sizeof(r), NULL, 0), "rma_op_99", "Good",
+         "pme.expert.rma_op", "-");
+    emit(f, build(f, &k_crc, PME_T_RMA, 0, &r, 20, NULL, 0), "rma_short", "Good",
+         "pme.expert.sub_short", "-");
 
     n = build(f, &k_crc, PME_T_ACK, 0, NULL, 0, NULL, 0);
     hdr_of(f)->reserved = htons(1);

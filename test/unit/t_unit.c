@@ -47,12 +47,13 @@ static void test_wire_layout(void)
     CHECK(sizeof(struct pme_wire_rdata) == 16, "rdata %zu", sizeof(struct pme_wire_rdata));
     CHECK(sizeof(struct pme_wire_hello) == 16, "hello %zu", sizeof(struct pme_wire_hello));
     CHECK(sizeof(struct pme_wire_ping) == 16, "ping %zu", sizeof(struct pme_wire_ping));
+    CHECK(sizeof(struct pme_wire_rma) == 32, "rma %zu", sizeof(struct pme_wire_rma));
     CHECK(sizeof(struct pme_wire_version_nak) == 16, "nak %zu",
           sizeof(struct pme_wire_version_nak));
     CHECK(offsetof(struct pme_wire_version_nak, src_ep) == 4, "nak src_ep moved");
     CHECK(PME_T_VERSION_NAK == 255, "the NAK's number is frozen");
     for (unsigned t = 0; t < 256; t++) {
-        int seq = t >= PME_T_DATA && t <= PME_T_NOP;
+        int seq = t >= PME_T_DATA && t <= PME_T_RMA;
         CHECK(pme_wire_type_is_sequenced(t) == seq, "type %u sequenced?", t);
     }
     /* The codec is big-endian on the wire whatever the host. */

@@ -16,11 +16,26 @@ return function()
     W.T_VERSION_NAK = 255
 
     W.types = {
-        [1] = "DATA", [2] = "RTS", [3] = "CTS", [4] = "RDATA", [5] = "NOP",
+        [1] = "DATA", [2] = "RTS", [3] = "CTS", [4] = "RDATA", [5] = "NOP", [6] = "RMA",
         [16] = "ACK", [17] = "LOSE", [18] = "STOP", [19] = "GO", [20] = "CREDIT",
         [21] = "HELLO", [22] = "HELLO_ACK", [23] = "CREDIT_REQ", [24] = "PING",
         [25] = "PONG", [26] = "BYE", [255] = "VERSION_NAK",
     }
+
+    -- One-sided communication (PME_T_RMA): operations, errors, accumulate operations and
+    -- element types, lock flags.
+    W.rma_ops = {
+        [1] = "PUT", [2] = "ACC", [3] = "GET", [4] = "FETCH", [5] = "CAS", [6] = "LOCK",
+        [7] = "UNLOCK", [16] = "DATA", [17] = "DONE", [18] = "NAK",
+    }
+    W.rma_errors = { [0] = "none", [1] = "no such window", [2] = "outside the window",
+        [3] = "bad operation", [4] = "unlock without lock" }
+    W.rma_aops = { [0] = "REPLACE", [1] = "NO_OP", [2] = "SUM", [3] = "PROD", [4] = "MAX",
+        [5] = "MIN", [6] = "LAND", [7] = "LOR", [8] = "LXOR", [9] = "BAND", [10] = "BOR",
+        [11] = "BXOR" }
+    W.rma_dtypes = { [0] = "int8", [1] = "uint8", [2] = "int16", [3] = "uint16", [4] = "int32",
+        [5] = "uint32", [6] = "int64", [7] = "uint64", [8] = "float", [9] = "double" }
+    W.RMA_F_SHARED, W.RMA_F_EXCL = 0x01, 0x02
 
     W.flag = {
         ACK_VALID = 0x0001, ACK_REQ = 0x0002, FIRST = 0x0004, LAST = 0x0008,
@@ -104,6 +119,20 @@ return function()
     field("ping_token", u64("pme.ping.token", "Token", HEX))
     field("ping_rcv_nxt", u32("pme.ping.rcv_nxt", "Next expected sequence number", DEC))
     field("ping_pad", u32("pme.ping.pad", "Padding", HEX))
+    field("rma_op", u8("pme.rma.op", "Operation", DEC, W.rma_ops))
+    field("rma_flags", u8("pme.rma.flags", "Lock flags", HEX))
+    field("rma_f_shared", ProtoField.bool("pme.rma.flags.shared", "Takes the lock, shared", 8, nil,
+        W.RMA_F_SHARED))
+    field("rma_f_excl", ProtoField.bool("pme.rma.flags.excl", "Takes the lock, exclusive", 8, nil,
+        W.RMA_F_EXCL))
+    field("rma_aop", u8("pme.rma.aop", "Accumulate operation", DEC, W.rma_aops))
+    field("rma_nak_op", u8("pme.rma.nak_op", "Refused operation", DEC, W.rma_ops))
+    field("rma_dtype", u8("pme.rma.dtype", "Element type", DEC, W.rma_dtypes))
+    field("rma_key", u32("pme.rma.key", "Window key", HEX))
+    field("rma_req_id", u32("pme.rma.req_id", "Request id", HEX))
+    field("rma_status", u32("pme.rma.status", "Refusal", DEC, W.rma_errors))
+    field("rma_offset", u64("pme.rma.offset", "Offset", DEC))
+    field("rma_len", u64("pme.rma.len", "Operation bytes", DEC))
     field("msg_hdr", ProtoField.bytes("pme.msg_hdr", "Message header"))
     field("data", ProtoField.bytes("pme.data", "Data"))
 
@@ -143,6 +172,8 @@ return function()
     exp("len", "len", "Length does not fit the frame", g.MALFORMED, s.ERROR)
     exp("sub_short", "sub_short", "Too short for its sub-header", g.MALFORMED, s.ERROR)
     exp("bounds", "bounds", "Fragment lies outside its message", g.MALFORMED, s.ERROR)
+    exp("rma_op", "rma_op", "Unknown one-sided operation", g.PROTOCOL, s.WARN)
+    exp("rma_nak", "rma_nak", "One-sided request refused", g.RESPONSE_CODE, s.NOTE)
     exp("reserved", "reserved", "Reserved field is not zero", g.PROTOCOL, s.WARN)
     exp("trailing", "trailing", "Bytes after the length the header states", g.PROTOCOL, s.NOTE)
     exp("nak_bad", "nak_bad", "Not a valid VERSION_NAK (magic or CRC of the frozen part wrong)",

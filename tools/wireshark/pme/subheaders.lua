@@ -6,6 +6,7 @@
 return function(W)
     local F, E = W.f, W.e
     local S = {}
+    local band = (bit32 or bit).band
 
     local function pad(tree, field, tvbr)
         local item = tree:add(field, tvbr)
@@ -89,6 +90,52 @@ return function(W)
         tree:add(F.rdata_offset, tvb(8, 8))
         payload(tvb, 16, 0, ctx, false)
         return " off=" .. tostring(tvb(8, 8):uint64())
+    end }
+
+    decoders[6] = { need = 32, name = "One-sided", fn = function(tvb, tree, ctx) -- RMA
+        local op = tvb(0, 1):uint()
+        local opname = W.rma_ops[op]
+        tree:add(F.rma_op, tvb(0, 1))
+        local flags = tree:add(F.rma_flags, tvb(1, 1))
+        flags:add(F.rma_f_shared, tvb(1, 1))
+        flags:add(F.rma_f_excl, tvb(1, 1))
+        if op == 18 then
+            tree:add(F.rma_nak_op, tvb(2, 1))
+        else
+            tree:add(F.rma_aop, tvb(2, 1))
+        end
+        tree:add(F.rma_dtype, tvb(3, 1))
+        tree:add(F.rma_key, tvb(4, 4))
+        tree:add(F.rma_req_id, tvb(8, 4))
+        tree:add(F.rma_status, tvb(12, 4))
+        tree:add(F.rma_offset, tvb(16, 8))
+        tree:add(F.rma_len, tvb(24, 8))
+        if not opname then
+            tree:add_proto_expert_info(E.rma_op, string.format("One-sided operation %d", op))
+            return string.format(" op=%d", op)
+        end
+        local text = string.format(" %s off=%s len=%s", opname, tostring(tvb(16, 8):uint64()),
+            tostring(tvb(24, 8):uint64()))
+        if op <= 7 then
+            text = text .. string.format(" key=0x%08x", tvb(4, 4):uint())
+        end
+        local flag = tvb(1, 1):uint()
+        if band(flag, W.RMA_F_EXCL) ~= 0 then
+            text = text .. " +lock(excl)"
+        elseif band(flag, W.RMA_F_SHARED) ~= 0 then
+            text = text .. " +lock(shared)"
+        end
+        if op == 2 or op == 4 then
+            text = text .. " " .. (W.rma_aops[tvb(2, 1):uint()] or "?") .. "/" ..
+                (W.rma_dtypes[tvb(3, 1):uint()] or "?")
+        end
+        if op == 18 then
+            local why = W.rma_errors[tvb(12, 4):uint()] or tostring(tvb(12, 4):uint())
+            tree:add_proto_expert_info(E.rma_nak, "Refused: " .. why)
+            text = text .. " (" .. why .. ")"
+        end
+        payload(tvb, 32, 0, ctx, false)
+        return text
     end }
 
     -- After the sub-header, one MAC per rail of the sender (rail 0 first), as many as

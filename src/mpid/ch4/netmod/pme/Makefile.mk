@@ -13,6 +13,7 @@ noinst_HEADERS += src/mpid/ch4/netmod/pme/pme_pre.h \
                   src/mpid/ch4/netmod/pme/pme_noinline.h \
                   src/mpid/ch4/netmod/pme/pme_init.h \
                   src/mpid/ch4/netmod/pme/pme_am_wire.h \
+                  src/mpid/ch4/netmod/pme/pme_rma.h \
                   src/mpid/ch4/netmod/pme/netmod_inline.h
 
 mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
@@ -20,6 +21,9 @@ mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
                     src/mpid/ch4/netmod/pme/dynq.c \
                     src/mpid/ch4/netmod/pme/err.c \
                     src/mpid/ch4/netmod/pme/send.c \
+                    src/mpid/ch4/netmod/pme/rma_win.c \
+                    src/mpid/ch4/netmod/pme/rma_sync.c \
+                    src/mpid/ch4/netmod/pme/rma.c \
                     src/mpid/ch4/netmod/pme/init.c \
                     src/mpid/ch4/netmod/pme/init_iface.c \
                     src/mpid/ch4/netmod/pme/init_secret.c \

@@ -181,6 +181,16 @@ _Static_assert(sizeof(MPIDIG_acc_req_msg_t) <= MPIDI_PME_AM_HDR_FLOOR,
 _Static_assert(sizeof(MPIDIG_put_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_put_msg_t too large");
 _Static_assert(sizeof(MPIDIG_get_msg_t) <= MPIDI_PME_AM_HDR_FLOOR, "MPIDIG_get_msg_t too large");
 
+/* MPIDIG's accumulates (those PME does not do) update window memory in this thread. On
+ * a window whose other accumulates PME does, its liveness helper may be acting on one
+ * at the same time: it is kept out meanwhile (MPI's accumulates are atomic). */
+static int updates_window(int handler_id)
+{
+    return MPIDI_PME_global.rma_acc_windows &&
+        ((handler_id >= MPIDIG_ACC_REQ && handler_id <= MPIDIG_GET_ACC_DT_ACK) ||
+         handler_id == MPIDIG_CSWAP_REQ);
+}
+
 /* The netmod's header and the MPIDIG header of a received message, or -1 when the
  * message is malformed or names a handler MPIDIG does not have (it is dropped). The
  * MPIDIG header is the event's own (pme_core hands out headers 16-byte aligned and the
@@ -209,10 +219,15 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
     }
     uint32_t attr = 0;
     MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    int hold = updates_window(msg.handler_id);
+    if (hold)
+        pme_rma_exclusive(g->ep, 1);
     mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr,
                                                              (void *) ev->data,
                                                              (MPI_Aint) ev->data_len, attr,
                                                              NULL);
+    if (hold)
+        pme_rma_exclusive(g->ep, 0);
   done:
     pme_event_release(g->ep, ev);
     return mpi_errno;
@@ -307,8 +322,13 @@ int MPIDI_PME_handle_rts(struct pme_event *ev)
 
     uint32_t attr = MPIDIG_AM_ATTR__IS_ASYNC | MPIDIG_AM_ATTR__IS_RNDV;
     MPIDIG_AM_ATTR_SET_VCIS(attr, msg.src_vci, msg.dst_vci);
+    int hold = updates_window(msg.handler_id);
+    if (hold)
+        pme_rma_exclusive(g->ep, 1);
     mpi_errno = MPIDIG_global.target_msg_cbs[msg.handler_id] ((void *) msg.am_hdr, NULL,
                                                              (MPI_Aint) ev->total, attr, &rreq);
+    if (hold)
+        pme_rma_exclusive(g->ep, 0);
     if (mpi_errno || !rreq)
         goto discard;
 
@@ -316,7 +336,7 @@ int MPIDI_PME_handle_rts(struct pme_event *ev)
     am->rndv = ev->rndv;
     am->peer = ev->peer;
     am->total = ev->total;
-    am->flags |= MPIDI_PME_AMREQ_RNDV_OFFER;
+    am->flags |= MPIDI_PME_AMREQ_RNDV_OFFER | (hold ? MPIDI_PME_AMREQ_ACC : 0);
     /* A matched receive or an RMA target knows its buffer now; an unexpected message
      * waits for its receive, which calls rndv_accept through data_copy_cb. */
     if (MPIDIG_recv_initialized(rreq))
@@ -362,7 +382,13 @@ int MPIDI_PME_handle_recv_done(struct pme_event *ev)
         rreq->status.MPI_ERROR = MPIDI_PME_error_from_status(ev->status, rank,
                                                              "rendezvous receive");
     }
-    return MPIDIG_REQUEST(rreq, req->target_cmpl_cb) (rreq);
+    int hold = am->flags & MPIDI_PME_AMREQ_ACC;
+    if (hold)
+        pme_rma_exclusive(MPIDI_PME_global.ep, 1);
+    int mpi_errno = MPIDIG_REQUEST(rreq, req->target_cmpl_cb) (rreq);
+    if (hold)
+        pme_rma_exclusive(MPIDI_PME_global.ep, 0);
+    return mpi_errno;
 }
 
 int MPIDI_PME_handle_send_done(struct pme_event *ev)

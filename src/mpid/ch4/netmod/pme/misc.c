@@ -28,12 +28,7 @@ int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm)
     return MPIDIU_rank_is_local(rank, comm);
 }
 
-/* Windows: all RMA goes through MPIDIG's active messages. */
-int MPIDI_PME_win_hook(MPIR_Win * win)
-{
-    return MPI_SUCCESS;
-}
-
+/* Dynamic windows: MPIDIG does their one-sided communication (rma_win.c). */
 int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size)
 {
     return MPI_SUCCESS;

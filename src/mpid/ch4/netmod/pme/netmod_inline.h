@@ -93,7 +93,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_comm_get_gpid(MPIR_Comm * comm_ptr, int id
     return MPIDI_PME_comm_get_gpid(comm_ptr, idx, gpid_ptr, is_remote);
 }
 
-/* rma_*_cmpl_hook: netmod_am_fallback_rma.h (nothing to do for AM-only RMA). */
+/* rma_*_cmpl_hook: netmod_am_fallback_rma.h's, which do nothing. They are right only
+ * for the AM fallback's own operations: MPIDIG's synchronization calls that complete
+ * PME's one-sided operations are compiled in rma_sync.c, where the table's hooks apply. */
 
 MPL_STATIC_INLINE_PREFIX void MPIDI_NM_am_request_init(MPIR_Request * req)
 {

@@ -18,6 +18,7 @@
 /* MPIDI_PME_am_request_t.flags */
 #define MPIDI_PME_AMREQ_RNDV_OFFER  0x1 /* receiver: an offer waits for pme_rndv_accept */
 #define MPIDI_PME_AMREQ_PACKED      0x2 /* receiver: data lands in pack_buf, unpacked later */
+#define MPIDI_PME_AMREQ_ACC         0x4 /* receiver: MPIDIG accumulates when it lands */
 
 /* Business cards exchanged through PMI: a PME address, or "!<host>: <error>". */
 #define MPIDI_PME_CARD_LEN 256
@@ -89,6 +90,10 @@ typedef struct {
 
     /* connect/accept */
     MPIDI_PME_dynmsg_t *dyn_head;
+
+    /* windows whose accumulates PME does (rma_win.c): MPIDIG's own must then keep the
+     * liveness helper out (am.c) */
+    int rma_acc_windows;
 
     /* where this node sits (pme_ep_topology), asked once the endpoint is open */
     struct pme_topology topo;

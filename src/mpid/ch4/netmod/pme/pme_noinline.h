@@ -65,7 +65,6 @@ int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm);
 int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
 int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote);
 int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm);
-int MPIDI_PME_win_hook(MPIR_Win * win);
 int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size);
 int MPIDI_PME_win_detach_hook(MPIR_Win * win, const void *base);
 int MPIDI_PME_type_hook(MPIR_Datatype * dt);
@@ -76,5 +75,74 @@ int MPIDI_PME_mpi_psend_init(const void *buf, int partitions, MPI_Aint count,
 int MPIDI_PME_mpi_precv_init(void *buf, int partitions, MPI_Aint count,
                              MPI_Datatype datatype, int source, int tag, MPIR_Comm * comm,
                              MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request);
+
+/* rma_win.c */
+int MPIDI_PME_win_create_hook(MPIR_Win * win);
+int MPIDI_PME_win_mpidig_hook(MPIR_Win * win);
+int MPIDI_PME_win_free_hook(MPIR_Win * win);
+
+/* rma_sync.c */
+int MPIDI_PME_mpi_win_lock(int lock_type, int rank, int assert, MPIR_Win * win,
+                           MPIDI_av_entry_t * addr);
+int MPIDI_PME_mpi_win_unlock(int rank, MPIR_Win * win, MPIDI_av_entry_t * addr);
+int MPIDI_PME_mpi_win_lock_all(int assert, MPIR_Win * win);
+int MPIDI_PME_mpi_win_unlock_all(MPIR_Win * win);
+int MPIDI_PME_mpi_win_flush(int rank, MPIR_Win * win, MPIDI_av_entry_t * addr);
+int MPIDI_PME_mpi_win_flush_local(int rank, MPIR_Win * win, MPIDI_av_entry_t * addr);
+int MPIDI_PME_mpi_win_flush_local_all(MPIR_Win * win);
+int MPIDI_PME_mpi_win_fence(int assert, MPIR_Win * win);
+int MPIDI_PME_mpi_win_complete(MPIR_Win * win);
+int MPIDI_PME_mpi_win_flush_all(MPIR_Win * win);
+int MPIDI_PME_rma_win_cmpl_hook(MPIR_Win * win);
+int MPIDI_PME_rma_target_cmpl_hook(int rank, MPIR_Win * win);
+
+/* rma.c */
+int MPIDI_PME_mpi_put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, int target_count,
+                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                      MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                       MPIDI_winattr_t winattr, MPIR_Request ** request);
+int MPIDI_PME_mpi_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, int target_count,
+                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                      MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                       MPIDI_winattr_t winattr, MPIR_Request ** request);
+int MPIDI_PME_mpi_accumulate(const void *origin_addr, int origin_count,
+                             MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                             int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                             MPIR_Win * win, MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_raccumulate(const void *origin_addr, int origin_count,
+                              MPI_Datatype origin_datatype, int target_rank,
+                              MPI_Aint target_disp, int target_count,
+                              MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
+                              MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
+                              MPIR_Request ** request);
+int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, int origin_count,
+                                 MPI_Datatype origin_datatype, void *result_addr,
+                                 int result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, int target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
+                                 MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, int origin_count,
+                                  MPI_Datatype origin_datatype, void *result_addr,
+                                  int result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
+                                  MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
+                                  MPIR_Request ** request);
+int MPIDI_PME_mpi_fetch_and_op(const void *origin_addr, void *result_addr,
+                               MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                               MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                               MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                   void *result_addr, MPI_Datatype datatype, int target_rank,
+                                   MPI_Aint target_disp, MPIR_Win * win,
+                                   MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
 
 #endif /* PME_NOINLINE_H_INCLUDED */

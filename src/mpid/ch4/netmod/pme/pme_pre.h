@@ -41,8 +41,10 @@ typedef struct {
     int unused;
 } MPIDI_PME_op_t;
 
+/* A window: the netmod's one-sided state of it (MPIDI_PME_rwin_t, rma_win.c), or NULL
+ * when MPIDIG does all of its one-sided communication. */
 typedef struct {
-    int unused;
+    void *rma;
 } MPIDI_PME_win_t;
 
 typedef struct {
