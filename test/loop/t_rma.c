@@ -127,16 +127,24 @@ static void guards_check(void)
         CHECK(mem[i] == 0xee && WIN[WIN_BYTES + i] == 0xee, "a guard byte changed at %zu", i);
 }
 
+/* The trio, with ep 0 exposing the zeroed, guarded window; its key. */
+static uint32_t trio_with_window(struct trio *t, const struct pme_loop_faults *faults,
+                                 void (*tweak_target)(struct pme_config *cfg))
+{
+    uint32_t key;
+    trio_open(t, faults, tweak_target);
+    guards_set();
+    memset(WIN, 0, WIN_BYTES);
+    CHECK_OK(pme_rma_expose(t->ep[0], WIN, WIN_BYTES, &key));
+    return key;
+}
+
 /* ---- scenarios ---- */
 
 static void test_put_get(void)
 {
     struct trio t;
-    uint32_t key;
-    trio_open(&t, NULL, NULL);
-    guards_set();
-    memset(WIN, 0, WIN_BYTES);
-    CHECK_OK(pme_rma_expose(t.ep[0], WIN, WIN_BYTES, &key));
+    uint32_t key = trio_with_window(&t, NULL, NULL);
     static const size_t sizes[] = {1, 8, 63, 1000, 8192, 9000, 100000, 300000};
     static uint8_t src[300000], back[300000];
     uint64_t off = 0;
@@ -184,11 +192,7 @@ static void test_put_get(void)
 static void test_accumulate(void)
 {
     struct trio t;
-    uint32_t key;
-    trio_open(&t, NULL, NULL);
-    guards_set();
-    memset(WIN, 0, WIN_BYTES);
-    CHECK_OK(pme_rma_expose(t.ep[0], WIN, WIN_BYTES, &key));
+    uint32_t key = trio_with_window(&t, NULL, NULL);
     /* 1. Two origins add into the same 1000 counters, 100 times each, interleaved. */
     static int32_t ones[1000], twos[1000];
     for (int i = 0; i < 1000; i++) {
@@ -525,10 +529,7 @@ static void test_lossy(void)
 {
     struct pme_loop_faults faults = {.seed = 1234, .drop = 0.05, .dup = 0.02, .reorder = 0.05};
     struct trio t;
-    uint32_t key;
-    trio_open(&t, &faults, NULL);
-    memset(WIN, 0, WIN_BYTES);
-    CHECK_OK(pme_rma_expose(t.ep[0], WIN, WIN_BYTES, &key));
+    uint32_t key = trio_with_window(&t, &faults, NULL);
     static uint64_t inc[2000];
     static uint8_t src[60000], back[60000];
     for (int i = 0; i < 2000; i++)
@@ -581,10 +582,7 @@ static void with_helper(struct pme_config *cfg)
 static void test_helper(void)
 {
     struct trio t;
-    uint32_t key;
-    trio_open(&t, NULL, with_helper);
-    memset(WIN, 0, WIN_BYTES);
-    CHECK_OK(pme_rma_expose(t.ep[0], WIN, WIN_BYTES, &key));
+    uint32_t key = trio_with_window(&t, NULL, with_helper);
     /* From here on the target's caller does not call PME at all: only origins progress. */
     static int32_t ones[4096];
     static uint8_t src[200000], back[200000];

@@ -269,23 +269,33 @@ static int completed(MPIR_Win * win, int rank, MPIR_Request ** request)
     return MPI_SUCCESS;
 }
 
+/* After PME's try at an operation: when PME did it (done), its request is complete once
+ * the target acknowledged; otherwise MPIDIG's turn is made ready. */
+static int native_or_ready(MPIR_Win * win, int rank, int done, int mpi_errno,
+                           MPIR_Request ** request)
+{
+    if (!done)
+        return mpi_errno ? mpi_errno : mpidig_ready(win, rank);
+    if (request && !mpi_errno)
+        mpi_errno = completed(win, rank, request);
+    return mpi_errno;
+}
+
 /* ---- the entry points ---- */
 
-/* Put or get, with or without a request. */
+/* Put or get, with or without a request: PME's on a native window when it can, else
+ * MPIDIG's. */
 static int put_or_get(int get, void *o, int oc, MPI_Datatype odt, int rank, MPI_Aint disp,
                       int tc, MPI_Datatype tdt, MPIR_Win * win, MPIR_Request ** request)
 {
-    int mpi_errno = MPI_SUCCESS, done;
-    MPIDIG_RMA_OP_CHECK_SYNC(rank, win);
-    mpi_errno = xfer_native(get, o, oc, odt, rank, disp, tc, tdt, win, &done);
-    if (done) {
-        if (request && !mpi_errno)
-            mpi_errno = completed(win, rank, request);
-        return mpi_errno;
+    int mpi_errno = MPI_SUCCESS, done = 0;
+    if (MPIDI_PME_RWIN(win)) {
+        MPIDIG_RMA_OP_CHECK_SYNC(rank, win);
+        mpi_errno = xfer_native(get, o, oc, odt, rank, disp, tc, tdt, win, &done);
+        mpi_errno = native_or_ready(win, rank, done, mpi_errno, request);
+        if (done || mpi_errno)
+            return mpi_errno;
     }
-    mpi_errno = mpidig_ready(win, rank);
-    if (mpi_errno)
-        return mpi_errno;
     if (get && request)
         return MPIDIG_mpi_rget(o, oc, odt, rank, disp, tc, tdt, win, request);
     if (get)
@@ -302,9 +312,6 @@ int MPIDI_PME_mpi_put(const void *origin_addr, int origin_count, MPI_Datatype or
                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
                       MPIDI_winattr_t winattr)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_put(origin_addr, origin_count, origin_datatype, target_rank,
-                              target_disp, target_count, target_datatype, win);
     return put_or_get(0, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, NULL);
 }
@@ -314,9 +321,6 @@ int MPIDI_PME_mpi_rput(const void *origin_addr, int origin_count, MPI_Datatype o
                        MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
                        MPIDI_winattr_t winattr, MPIR_Request ** request)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_rput(origin_addr, origin_count, origin_datatype, target_rank,
-                               target_disp, target_count, target_datatype, win, request);
     return put_or_get(0, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, request);
 }
@@ -326,9 +330,6 @@ int MPIDI_PME_mpi_get(void *origin_addr, int origin_count, MPI_Datatype origin_d
                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
                       MPIDI_winattr_t winattr)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_get(origin_addr, origin_count, origin_datatype, target_rank,
-                              target_disp, target_count, target_datatype, win);
     return put_or_get(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, NULL);
 }
@@ -338,33 +339,28 @@ int MPIDI_PME_mpi_rget(void *origin_addr, int origin_count, MPI_Datatype origin_
                        MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
                        MPIDI_winattr_t winattr, MPIR_Request ** request)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_rget(origin_addr, origin_count, origin_datatype, target_rank,
-                               target_disp, target_count, target_datatype, win, request);
     return put_or_get(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, request);
 }
 
-/* Accumulate and get-accumulate, with or without a request. */
+/* Accumulate and get-accumulate, with or without a request: PME's on a native window
+ * when it can, else MPIDIG's. */
 static int accumulate(const void *o, int oc, MPI_Datatype odt, void *r, int rc,
                       MPI_Datatype rdt, int rank, MPI_Aint disp, int tc, MPI_Datatype tdt,
                       MPI_Op op, MPIR_Win * win, MPIR_Request ** request)
 {
-    int mpi_errno = MPI_SUCCESS, done;
-    MPIDIG_RMA_OP_CHECK_SYNC(rank, win);
-    mpi_errno = acc_native(o, oc, odt, r, rc, rdt, rank, disp, tc, tdt, op, win, &done);
-    if (!done && MPIDI_PME_RWIN(win)->native_acc && is_self(win, rank)) {
-        mpi_errno = acc_self(o, oc, odt, r, rc, rdt, disp, tc, tdt, op, win);
-        done = 1;
+    int mpi_errno = MPI_SUCCESS, done = 0;
+    if (MPIDI_PME_RWIN(win)) {
+        MPIDIG_RMA_OP_CHECK_SYNC(rank, win);
+        mpi_errno = acc_native(o, oc, odt, r, rc, rdt, rank, disp, tc, tdt, op, win, &done);
+        if (!done && MPIDI_PME_RWIN(win)->native_acc && is_self(win, rank)) {
+            mpi_errno = acc_self(o, oc, odt, r, rc, rdt, disp, tc, tdt, op, win);
+            done = 1;
+        }
+        mpi_errno = native_or_ready(win, rank, done, mpi_errno, request);
+        if (done || mpi_errno)
+            return mpi_errno;
     }
-    if (done) {
-        if (request && !mpi_errno)
-            mpi_errno = completed(win, rank, request);
-        return mpi_errno;
-    }
-    mpi_errno = mpidig_ready(win, rank);
-    if (mpi_errno)
-        return mpi_errno;
     if (r && request)
         return MPIDIG_mpi_rget_accumulate(o, oc, odt, r, rc, rdt, rank, disp, tc, tdt, op, win,
                                           request);
@@ -382,9 +378,6 @@ int MPIDI_PME_mpi_accumulate(const void *origin_addr, int origin_count,
                              int target_count, MPI_Datatype target_datatype, MPI_Op op,
                              MPIR_Win * win, MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_accumulate(origin_addr, origin_count, origin_datatype, target_rank,
-                                     target_disp, target_count, target_datatype, op, win);
     return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
@@ -396,10 +389,6 @@ int MPIDI_PME_mpi_raccumulate(const void *origin_addr, int origin_count,
                               MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
                               MPIR_Request ** request)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_raccumulate(origin_addr, origin_count, origin_datatype, target_rank,
-                                      target_disp, target_count, target_datatype, op, win,
-                                      request);
     return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       target_rank, target_disp, target_count, target_datatype, op, win,
                       request);
@@ -412,11 +401,6 @@ int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, int origin_count,
                                  MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
                                  MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_get_accumulate(origin_addr, origin_count, origin_datatype,
-                                         result_addr, result_count, result_datatype,
-                                         target_rank, target_disp, target_count,
-                                         target_datatype, op, win);
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype,
                       op, win, NULL);
@@ -430,11 +414,6 @@ int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, int origin_count,
                                   MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
                                   MPIR_Request ** request)
 {
-    if (!MPIDI_PME_RWIN(win))
-        return MPIDIG_mpi_rget_accumulate(origin_addr, origin_count, origin_datatype,
-                                          result_addr, result_count, result_datatype,
-                                          target_rank, target_disp, target_count,
-                                          target_datatype, op, win, request);
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype,
                       op, win, request);
@@ -445,7 +424,7 @@ int MPIDI_PME_mpi_fetch_and_op(const void *origin_addr, void *result_addr,
                                MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
                                MPIDI_winattr_t winattr)
 {
-    if (!MPIDI_PME_RWIN(win))
+    if (!MPIDI_PME_RWIN(win))   /* MPIDIG's own fetch-and-op message, not a get-accumulate */
         return MPIDIG_mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank,
                                        target_disp, op, win);
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
