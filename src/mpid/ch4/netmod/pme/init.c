@@ -209,14 +209,16 @@ static int card_version(const char *card, char *out, size_t len)
 
 /* Why the job cannot start PME, from everyone's business cards: the first process that
  * could not open its endpoint, or the first that speaks another wire version than rank
- * 0. Returns 1 and fills summary and detail if so, 0 when every card is usable. */
+ * 0. Returns 1 and fills summary, detail and the rank (*who) if so, 0 when every card
+ * is usable. */
 static int job_init_failure(const char *table, int size, char *summary, size_t slen,
-                            char *detail, size_t dlen)
+                            char *detail, size_t dlen, int *who)
 {
     char ver0[16] = "", ver[16];
     card_version(table, ver0, sizeof(ver0));
     for (int i = 0; i < size; i++) {
         const char *c = table + (size_t) i * MPIDI_PME_CARD_LEN;
+        *who = i;
         if (c[0] == '!') {
             const char *why = strchr(c, ':');
             snprintf(summary, slen, "ch4:pme: rank %d could not start PME on host %.*s", i,
@@ -279,11 +281,15 @@ int MPIDI_PME_init_world(void)
     /* Any process that could not start PME, or that speaks another PME wire version than
      * rank 0, fails the whole job, with the same explanation in every process. */
     char summary[200], detail[MPIDI_PME_CARD_LEN];
-    if (job_init_failure(table, size, summary, sizeof(summary), detail, sizeof(detail))) {
+    int who = -1;
+    if (job_init_failure(table, size, summary, sizeof(summary), detail, sizeof(detail), &who)) {
         /* a process that failed itself keeps its own, longer error stack */
         mpi_errno = g->init_errno ? g->init_errno :
             MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
-        announce_init_failure(rank, summary, detail);
+        /* The card cut the reason to fit; the process it came from states it whole (the
+         * remedies at the end of a permission error would be lost otherwise). */
+        announce_init_failure(rank, summary, who == rank && g->init_errno ?
+                              g->init_errmsg : detail);
         MPIDU_bc_table_destroy();
         goto fn_fail;
     }

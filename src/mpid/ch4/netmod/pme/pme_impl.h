@@ -68,7 +68,7 @@ typedef struct {
     const char *iface_origin;   /* how the interface was chosen (for messages) */
     char addr[PME_ADDR_MAX];    /* our address as published */
     int init_errno;             /* why init_local failed (reported by init_world) */
-    char init_errmsg[240];      /* the same, one line, for the other processes */
+    char init_errmsg[512];      /* the same, one line (the other processes get what fits in a card) */
 
     MPIDI_PME_peer_t *peers;
     uint32_t npeers_alloc;
