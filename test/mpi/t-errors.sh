@@ -5,9 +5,12 @@
 #   2. an interface that is down (eth0 of one virtual node set down);
 #   3. no CAP_NET_RAW (the ranks run as root without it: setpriv --bounding-set=-net_raw);
 #   4. a peer that dies (SIGKILL): the survivors get an MPI error naming the dead rank
-#      within PME_PEER_TIMEOUT_MS (2000 ms here);
+#      within PME_PEER_TIMEOUT_MS (2000 ms here), and each says so on stderr itself;
 #   5. a job mixing two PME wire versions (one rank publishes a business card of version
-#      3 through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init fails.
+#      3 through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init fails;
+#   6. a job mixing two builds of the netmod that share the wire version (rank 0 publishes
+#      revision 0, as builds from before the revision did, through the test-only
+#      MPIR_CVAR_CH4_PME_TEST_CARD_REVISION): MPI_Init fails instead of hanging later.
 # Runs on a 4-node virtual cluster, one rank per node (so that every pair talks over PME).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -95,6 +98,12 @@ for r in 0 1 3; do
     echo "$line" | grep -q 'rank 2 stopped answering for 2000 ms (PME_PEER_TIMEOUT_MS)' ||
         { echo "FAIL peer death: rank $r's error does not name rank 2 and PME_PEER_TIMEOUT_MS"; ok=0; }
 done
+# Each survivor also says it on stderr before anything may abort the job (hydra drops
+# output still on its way when one process aborts; see MPIDI_PME_say_peer_failure).
+for r in 0 1 3; do
+    grep -q "^ch4:pme: communication: rank 2 stopped answering for 2000 ms (PME_PEER_TIMEOUT_MS) (seen by rank $r): peer .* did not answer" "$out" ||
+        { echo "FAIL peer death: rank $r did not say the failure on stderr"; ok=0; }
+done
 verdict "peer death" $ok "(${secs}s): $(grep -m1 '^rank 0:' "$out" | cut -c1-200)"
 
 # 5. two PME versions in one job
@@ -102,6 +111,12 @@ expect_failure "mixed PME versions" \
     'rank 1 runs another PME version (wire version pme2) than rank 0 (wire version pme3)' \
     'run every process of the job with the same PME build' -- \
     -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_VERSION 3 "$work/whoami" : -n 3 "$work/whoami"
+
+# 6. two builds of the netmod on the same wire version
+expect_failure "mixed netmod builds" \
+    'rank 1 runs another build of ch4:pme (netmod revision 1) than rank 0 (netmod revision 0, a build from before revisions)' \
+    'run every process of the job with the same PME build' -- \
+    -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_REVISION 0 "$work/whoami" : -n 3 "$work/whoami"
 
 [ $fails = 0 ] || { echo "$fails error case(s) failed"; exit 1; }
 echo "all error cases give clear MPI errors"

@@ -65,6 +65,19 @@ cvars:
         the real one, to check that a job mixing two PME versions fails cleanly.
         0 (the default) publishes the real version.
 
+    - name        : MPIR_CVAR_CH4_PME_TEST_CARD_REVISION
+      category    : CH4_PME
+      type        : int
+      default     : -1
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For tests only: publish this netmod revision (0 to 255) in the business card
+        instead of the real one, to check that a job mixing two builds of ch4:pme that
+        share a wire version fails cleanly (0 is what builds from before revisions
+        were published say). -1 (the default) publishes the real revision.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -207,15 +220,28 @@ static int card_version(const char *card, char *out, size_t len)
     return 0;
 }
 
+_Static_assert(MPIDI_PME_CARD_REV_OFF < MPIDI_PME_CARD_LEN, "no room for the revision");
+
+/* The netmod revision of a usable card (0: a build from before revisions). */
+static unsigned card_revision(const char *card)
+{
+    return (unsigned char) card[MPIDI_PME_CARD_REV_OFF];
+}
+
+static const char *const same_build_advice =
+    "run every process of the job with the same PME build (the same MPICH installation, "
+    "built by maint/build-mpich from the same PME sources)";
+
 /* Why the job cannot start PME, from everyone's business cards: the first process that
- * could not open its endpoint, or the first that speaks another wire version than rank
- * 0. Returns 1 and fills summary, detail and the rank (*who) if so, 0 when every card
- * is usable. */
+ * could not open its endpoint, or the first that speaks another wire version or netmod
+ * revision than rank 0. Returns 1 and fills summary, detail and the rank (*who) if so,
+ * 0 when every card is usable. */
 static int job_init_failure(const char *table, int size, char *summary, size_t slen,
                             char *detail, size_t dlen, int *who)
 {
     char ver0[16] = "", ver[16];
     card_version(table, ver0, sizeof(ver0));
+    unsigned rev0 = card_revision(table);
     for (int i = 0; i < size; i++) {
         const char *c = table + (size_t) i * MPIDI_PME_CARD_LEN;
         *who = i;
@@ -229,27 +255,19 @@ static int job_init_failure(const char *table, int size, char *summary, size_t s
         if (ver0[0] && card_version(c, ver, sizeof(ver)) == 0 && strcmp(ver, ver0)) {
             snprintf(summary, slen, "ch4:pme: rank %d runs another PME version (wire version "
                      "%s) than rank 0 (wire version %s)", i, ver, ver0);
-            snprintf(detail, dlen, "run every process of the job with the same PME build (the "
-                     "same MPICH installation, built by maint/build-mpich from the same PME "
-                     "sources)");
+            snprintf(detail, dlen, "%s", same_build_advice);
+            return 1;
+        }
+        if (card_revision(c) != rev0) {
+            const char *before = ", a build from before revisions";
+            snprintf(summary, slen, "ch4:pme: rank %d runs another build of ch4:pme (netmod "
+                     "revision %u%s) than rank 0 (netmod revision %u%s)", i, card_revision(c),
+                     card_revision(c) ? "" : before, rev0, rev0 ? "" : before);
+            snprintf(detail, dlen, "%s", same_build_advice);
             return 1;
         }
     }
     return 0;
-}
-
-/* hydra tears a job down as soon as one process aborts and may drop the output still on
- * its way, so that a failed MPI_Init sometimes ended with nothing printed at all. Rank 0
- * states the reason itself, and every process gives that line time to reach mpiexec
- * before MPICH aborts the job. */
-static void announce_init_failure(int rank, const char *summary, const char *detail)
-{
-    if (rank == 0) {
-        fprintf(stderr, "%s: %s\n", summary, detail);
-        fflush(stderr);
-    }
-    struct timespec pause = { 0, 300 * 1000 * 1000 };
-    nanosleep(&pause, NULL);
 }
 
 int MPIDI_PME_init_world(void)
@@ -272,8 +290,12 @@ int MPIDI_PME_init_world(void)
     host[sizeof(host) - 1] = 0;
     if (g->init_errno)
         snprintf(card, sizeof(card), "!%s: %s", host, g->init_errmsg);
-    else
+    else {
         snprintf(card, sizeof(card), "%s", g->addr);
+        card[MPIDI_PME_CARD_REV_OFF] = (char) (MPIR_CVAR_CH4_PME_TEST_CARD_REVISION >= 0 ?
+                                               MPIR_CVAR_CH4_PME_TEST_CARD_REVISION :
+                                               MPIDI_PME_NETMOD_REV);
+    }
     mpi_errno = MPIDU_bc_table_create(rank, size, MPIR_Process.node_map, card,
                                       MPIDI_PME_CARD_LEN, TRUE, 0, &table, &recv_bc_len);
     MPIR_ERR_CHECK(mpi_errno);
@@ -288,8 +310,9 @@ int MPIDI_PME_init_world(void)
             MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
         /* The card cut the reason to fit; the process it came from states it whole (the
          * remedies at the end of a permission error would be lost otherwise). */
-        announce_init_failure(rank, summary, who == rank && g->init_errno ?
-                              g->init_errmsg : detail);
+        /* Rank 0 states the reason, and every process waits for that line to get out. */
+        MPIDI_PME_say_then_pause(rank == 0, summary, who == rank && g->init_errno ?
+                                 g->init_errmsg : detail);
         MPIDU_bc_table_destroy();
         goto fn_fail;
     }

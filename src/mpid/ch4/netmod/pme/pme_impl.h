@@ -23,6 +23,15 @@
 /* Business cards exchanged through PMI: a PME address, or "!<host>: <error>". */
 #define MPIDI_PME_CARD_LEN 256
 
+/* The revision of what the netmods of a job do between them on top of PME's wire: the
+ * netmod's message header, how windows are created (which collectives, which answers),
+ * what a native RMA operation carries. Two builds that differ here speak the same wire
+ * version and still hang each other. Raise it with every such change. It travels in a
+ * usable card's byte at MPIDI_PME_CARD_REV_OFF, past the longest address: builds from
+ * before it left that byte 0. */
+#define MPIDI_PME_NETMOD_REV 1
+#define MPIDI_PME_CARD_REV_OFF PME_ADDR_MAX
+
 /* Largest netmod header + MPIDIG header we build on the stack. */
 #define MPIDI_PME_HDR_BUF 1536
 
@@ -122,6 +131,15 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,
                          const char *detail);
 int MPIDI_PME_error_from_status(int status, int rank, const char *what);
+/* hydra ends the whole job as soon as one process aborts, and the output still on its way
+ * from any process (the aborting one's too) may be dropped: a job that printed nothing
+ * but its header was all a user got from a failure. So a failure that may end the job
+ * is said on stderr (when `say`), and the process then pauses 300 ms for the line to
+ * reach mpiexec before MPICH aborts. */
+void MPIDI_PME_say_then_pause(int say, const char *summary, const char *detail);
+/* The same for the first peer this process loses (once per process: a job that
+ * survives failures pauses only once). */
+void MPIDI_PME_say_peer_failure(int status, int rank);
 
 /* globals.c: the global state and the peer table */
 int MPIDI_PME_peer_slot(uint32_t peer);

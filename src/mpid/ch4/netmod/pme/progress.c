@@ -23,6 +23,7 @@ static int peer_failed(const struct pme_event *ev)
         p->fail_status = ev->status;
         rank = p->world_rank;
     }
+    MPIDI_PME_say_peer_failure(ev->status, rank);
     int mpi_errno = MPIDI_PME_error_from_status(ev->status, rank, "communication");
     MPIDI_PME_fail_sendq_peer(ev->peer, mpi_errno);
     /* Report it from this progress call: whatever MPI call is waiting returns the
