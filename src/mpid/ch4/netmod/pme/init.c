@@ -308,9 +308,10 @@ int MPIDI_PME_init_world(void)
         /* a process that failed itself keeps its own, longer error stack */
         mpi_errno = g->init_errno ? g->init_errno :
             MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary, detail);
-        /* The card cut the reason to fit; the process it came from states it whole (the
-         * remedies at the end of a permission error would be lost otherwise). */
-        /* Rank 0 states the reason, and every process waits for that line to get out. */
+        /* Rank 0 states the reason, and every process waits for that line to get out.
+         * When rank 0 is the process that failed, it states its own whole reason: the
+         * card cut it to fit, and the remedies at the end of a permission error would
+         * be lost. */
         MPIDI_PME_say_then_pause(rank == 0, summary, who == rank && g->init_errno ?
                                  g->init_errmsg : detail);
         MPIDU_bc_table_destroy();
