@@ -47,20 +47,20 @@ pair_down() {
     return 0
 }
 
-# loss NS IFACE PERCENT: drop PERCENT% of frames arriving on IFACE (nftables, netdev)
+# loss NS IFACE PERCENT: drop PERCENT% of frames arriving on IFACE, before the packet
+# sockets see them (maint/lib/linkloss.c; nftables' ingress hook comes after them)
 loss() {
     local ns=$1 ifc=$2 pct=$3
-    command -v nft >/dev/null || { echo "FAIL: nftables (nft) is not installed"; exit 1; }
-    local per100k
-    per100k=$(awk -v p="$pct" 'BEGIN { printf "%d", p * 1000 }')
-    ip netns exec "$ns" nft -f - <<NFT
-table netdev pmeloss {
-    chain ingress {
-        type filter hook ingress device "$ifc" priority 0; policy accept;
-        numgen random mod 100000 < $per100k counter drop
-    }
+    # shellcheck source=maint/lib/linkloss.sh
+    . "$srcdir/maint/lib/linkloss.sh"
+    linkloss_tool "$srcdir" || { echo "FAIL: no linkloss program"; exit 1; }
+    ip netns exec "$ns" "$LINKLOSS" set "$ifc" "$(awk -v p="$pct" 'BEGIN { printf "%d", p * 1000 }')" ||
+        { echo "FAIL: cannot set the loss on $ifc"; exit 1; }
 }
-NFT
+
+# loss_dropped NS IFACE: the frames the loss on IFACE dropped
+loss_dropped() {
+    ip netns exec "$1" "$LINKLOSS" show "$2" | awk '{print $6}'
 }
 
 # start_server NS IFACE ARGS...: runs pme_perf server in NS; sets SERVER_ADDR
@@ -91,7 +91,7 @@ wait_server() {
     fi
 }
 
-# no_loss NS: remove the loss rule of NS
+# no_loss NS IFACE: end the loss on IFACE
 no_loss() {
-    ip netns exec "$1" nft delete table netdev pmeloss
+    ip netns exec "$1" "$LINKLOSS" clear "$2"
 }

@@ -76,9 +76,13 @@ qd=$(tc -n "$NAME-n0" qdisc show dev eth1)
 grep -q 'rate 10Gbit' <<<"$qd" || fail "no 10Gbit tbf on eth1: $qd"
 qd=$(tc -n "$NAME-sw" qdisc show dev n1r0)
 grep -q 'rate 10Gbit' <<<"$qd" || fail "no 10Gbit tbf on the switch port: $qd"
-rules=$(vc_in "$NAME" n1 nft list table netdev vcluster)
-grep -q 'numgen random mod 100000 < 100 ' <<<"$rules" || fail "--loss 0.1 rule: $rules"
-[ "$(grep -c 'hook ingress device' <<<"$rules")" = 2 ] || fail "loss rule not on both rails"
+# shellcheck source=maint/lib/linkloss.sh
+. "$VC_SRCDIR/maint/lib/linkloss.sh"
+linkloss_tool "$VC_SRCDIR" || fail "no linkloss program"
+for j in eth0 eth1; do
+    rule=$(vc_in "$NAME" n1 "$LINKLOSS" show $j) || fail "no loss program on $j"
+    [ "$(awk '{print $2}' <<<"$rule")" = 100 ] || fail "--loss 0.1 on $j: $rule"
+done
 say "ok: MTU 9000, 10gbit shaping on both ends, 0.1% loss on both rails"
 
 # two clusters side by side, brought up at once

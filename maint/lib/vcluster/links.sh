@@ -1,11 +1,11 @@
 # shellcheck shell=bash
 # links.sh - what the data links do to frames once they are cabled: rate shaping (tbf on
-# both ends of every link) and random loss (nftables on each node's ingress), with the
-# checks of --rate, --burst and --loss.
+# both ends of every link) and random loss (maint/lib/linkloss.c's XDP program on each
+# node's data interfaces), with the checks of --rate, --burst and --loss.
 #
 # Owns: parse_rate (RATE_BPS), default_burst (BURST), parse_loss (LOSS, LOSS_THR),
-# data_link_ends, make_shaping, make_loss. The nftables table "netdev vcluster" and its
-# chains loss_<iface> (status.sh reads their counters).
+# data_link_ends, make_shaping, make_loss, loss_tool (LINKLOSS; status.sh reads the
+# program's counters with it).
 # Expects: base.sh, topology.sh; the settings of state.sh as globals and IFN; root for
 # make_*, which run after build.sh's configure_nodes.
 #
@@ -38,7 +38,7 @@ default_burst() {
 }
 
 # parse_loss P: LOSS = P normalised, LOSS_THR = P in thousandths of a percent, the
-# threshold of nftables' "numgen random mod 100000".
+# threshold linkloss compares a random number below 100000 with.
 parse_loss() {
     local p=$1 int frac
     [[ $p =~ ^([0-9]+)(\.([0-9]*))?$ ]] || usage_error "bad loss '$p': expected a percentage such as 5 or 0.1"
@@ -75,21 +75,24 @@ make_shaping() {
     done < <(data_link_ends)
 }
 
-# Loss on the ingress of every data interface of every node (netdev family, before any
-# protocol sees the frame), for all EtherTypes so that TCP baselines and PME suffer alike.
-# One chain per interface so that status can show each interface's drops.
+# loss_tool: LINKLOSS = the linkloss program (built on first use).
+loss_tool() {
+    # shellcheck source=SCRIPTDIR/../linkloss.sh
+    . "$VC_LIB/../linkloss.sh"
+    linkloss_tool "$(cd "$VC_LIB/../../.." && pwd)"
+}
+
+# Loss on every data interface of every node, of frames arriving there, every EtherType
+# so that TCP baselines and PME suffer alike. Not nftables: its netdev ingress hook runs
+# after packet sockets bound to all protocols (PME's ring and pcap devices) have their
+# copy, so it would drop frames for TCP only. linkloss's XDP program runs before them.
 make_loss() {
     local i j
+    loss_tool || die "$E_PREREQ" "--loss needs the linkloss program"
     for ((i = 0; i < NODES; i++)); do
-        {
-            echo "table netdev vcluster {"
-            for j in "${IFN[@]}"; do
-                echo "  chain loss_$j {"
-                echo "    type filter hook ingress device \"$j\" priority -500; policy accept;"
-                echo "    numgen random mod 100000 < $LOSS_THR counter drop comment \"vcluster loss $LOSS%\""
-                echo "  }"
-            done
-            echo "}"
-        } | nsenter --net="/run/netns/$(node_ns "$i")" nft -f -
+        for j in "${IFN[@]}"; do
+            nsenter --net="/run/netns/$(node_ns "$i")" "$LINKLOSS" set "$j" "$LOSS_THR" ||
+                die "$E_FAIL" "cannot set --loss on $j of node $i"
+        done
     done
 }

@@ -7,7 +7,7 @@
 # list_clusters.
 # Expects: base.sh, topology.sh, state.sh (load_state, healthy); the settings as
 # globals, DIR and IFN (load_state sets them); reads what links.sh made (tbf qdiscs,
-# the nftables table "netdev vcluster" with its loss_<iface> chains).
+# and the loss programs' settings and counters through links.sh's loss_tool).
 
 summary() {
     local nics_what
@@ -58,7 +58,8 @@ show_status() {
 
 # status_ns NS PEERS IFACES: one table row per interface of namespace NS, from one visit.
 status_ns() {
-    local ns=$1
+    local ns=$1 linkloss=
+    if [ "$LOSS_THR" != 0 ] && loss_tool; then linkloss=$LINKLOSS; fi
     if [ ! -e "/run/netns/$ns" ]; then
         printf '%-10s (namespace missing)\n' "$ns"
         return 0
@@ -67,7 +68,8 @@ status_ns() {
         echo @dev; cat /proc/net/dev
         echo @link; ip -o link show
         echo @tc; tc qdisc show
-        echo @nft; nft list table netdev vcluster 2>/dev/null || true' |
+        echo @loss
+        [ -z "$1" ] || for d in $2; do echo "$d $("$1" show "$d" 2>/dev/null)"; done' _ "$linkloss" "$3" |
         awk -v ns="$ns" -v peers="$2" -v order="$3" '
         BEGIN { n = split(peers, p, " "); for (i = 1; i <= n; i++) { split(p[i], kv, "="); peer[kv[1]] = kv[2] } }
         /^@/ { sec = $1; next }
@@ -81,10 +83,7 @@ status_ns() {
         sec == "@tc" && $1 == "qdisc" && $2 == "tbf" {
             for (i = 1; i <= NF; i++) { if ($i == "dev") d = $(i+1); if ($i == "rate") rate[d] = $(i+1) }
             next }
-        sec == "@nft" && /chain loss_/ { c = $2; sub(/^loss_/, "", c); next }
-        sec == "@nft" && /numgen random mod 100000/ {
-            for (i = 1; i <= NF; i++) { if ($i == "<") loss[c] = sprintf("%g%%", $(i+1) / 1000); if ($i == "packets") ldrop[c] = $(i+1) }
-            next }
+        sec == "@loss" && $2 == "threshold" { loss[$1] = sprintf("%g%%", $3 / 1000); ldrop[$1] = $7; next }
         END {
             m = split(order, o, " ")
             for (i = 1; i <= m; i++) {
