@@ -1,7 +1,7 @@
 #!/bin/bash
 # vcluster's link settings, computed (maint/lib/vcluster/links.sh, no root, nothing
 # made): --rate in tc's units becomes bits per second; the default tbf burst is 5 ms at
-# the rate but at least 10 full frames; --loss becomes nftables' threshold in 100000
+# the rate but at least 10 full frames; --loss becomes the loss program's threshold in 100000
 # (resolution 0.001%); bad values exit 2 and say why; the link ends that shaping treats
 # are both ends of every data link (a switch's ports included).
 # shellcheck source=test/vcluster/lib.sh

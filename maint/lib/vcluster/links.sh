@@ -88,6 +88,8 @@ loss_tool() {
 # copy, so it would drop frames for TCP only. linkloss's XDP program runs before them.
 make_loss() {
     local i j
+    # The program is compiled on first use: a compiler and the kernel's headers.
+    command -v cc >/dev/null && [ -e /usr/include/linux/bpf.h ] || apt_install gcc libc6-dev
     loss_tool || die "$E_PREREQ" "--loss needs the linkloss program"
     for ((i = 0; i < NODES; i++)); do
         for j in "${IFN[@]}"; do
