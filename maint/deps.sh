@@ -13,7 +13,7 @@ pme_deps_packages() {
         build) pkgs+=(build-essential autoconf automake libtool pkg-config libpcap-dev libhwloc-dev libssl-dev) ;;
         test) pkgs+=(valgrind iproute2 nftables util-linux libcap2-bin iputils-ping procps tcpdump clang libclang-rt-14-dev libfuzzer-14-dev libbpf-dev bpftool) ;;
         mpich) pkgs+=(gfortran dpkg-dev ccache mpich libmpich-dev hwloc python3 file) ;;
-        kmod) pkgs+=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio dkms) ;;
+        kmod) pkgs+=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio dkms linux-source) ;;
         bench) pkgs+=(gnuplot-nox) ;;
         *) echo "pme_deps: unknown group $g" >&2; return 2 ;;
         esac

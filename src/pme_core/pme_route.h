@@ -105,15 +105,15 @@ enum pme_route_kind {
 struct pme_route_line {
 	enum pme_route_kind kind;
 	union {
-		unsigned version;
+		unsigned int version;
 		__u32 node;
 		__u16 ethertype;
 	} u;
 	char iface[16];
 	__u8 mac[6];
-	unsigned hops;
-	unsigned ndims;
-	unsigned num[PME_ROUTE_MAX_DIMS];
+	unsigned int hops;
+	unsigned int ndims;
+	unsigned int num[PME_ROUTE_MAX_DIMS];
 };
 
 /* pme_route_path: where this node's text form is (see above). 0, or -1 if no room. */
@@ -135,7 +135,7 @@ static inline int pme_route_path(char *buf, size_t len)
 
 static inline int pme_route_parse_mac(const char *s, __u8 mac[6])
 {
-	unsigned m[6];
+	unsigned int m[6];
 	char end;
 	int i;
 
@@ -162,11 +162,12 @@ static inline int pme_route_parse_u32(const char *s, __u32 *v, int base)
 }
 
 /* Up to PME_ROUTE_MAX_DIMS numbers below 65536 joined by sep ("4x4", "1,0,2") into
- * num[]; their count, or 0 if s is not such a list. */
-static inline unsigned pme_route_parse_nums(const char *s, char sep, unsigned num[])
+ * num[]; their count, or 0 if s is not such a list.
+ */
+static inline unsigned int pme_route_parse_nums(const char *s, char sep, unsigned int num[])
 {
 	char buf[64], *p, *q, *end;
-	unsigned n = 0;
+	unsigned int n = 0;
 	unsigned long v;
 
 	if (strlen(s) >= sizeof(buf))
@@ -181,7 +182,7 @@ static inline unsigned pme_route_parse_nums(const char *s, char sep, unsigned nu
 		v = strtoul(p, &end, 10);
 		if (*end || v > 0xFFFF)
 			return 0;
-		num[n++] = (unsigned)v;
+		num[n++] = (unsigned int)v;
 		if (!q)
 			return n;
 	}
@@ -191,7 +192,7 @@ static inline unsigned pme_route_parse_nums(const char *s, char sep, unsigned nu
 /* "topology ring N", "torus AxB[xC]" (each size at least 2) or "switch" into *l. */
 static inline int pme_route_parse_topology(char **w, int n, struct pme_route_line *l)
 {
-	unsigned i;
+	unsigned int i;
 
 	if (n == 2 && !strcmp(w[1], "switch"))
 		l->ndims = 0;
@@ -253,9 +254,12 @@ static inline int pme_route_parse_line(const char *line, struct pme_route_line *
 	} else if (!strcmp(w[0], "topology") && !pme_route_parse_topology(w, n, l)) {
 		l->kind = PME_RL_TOPOLOGY;
 	} else if (n == 3 && !strcmp(w[0], "coords") && !pme_route_parse_u32(w[1], &v, 10) &&
-		   v != PME_NODE_ANY && (l->ndims = pme_route_parse_nums(w[2], ',', l->num))) {
-		l->u.node = v;
-		l->kind = PME_RL_COORDS;
+		   v != PME_NODE_ANY) {
+		l->ndims = pme_route_parse_nums(w[2], ',', l->num);
+		if (l->ndims) {
+			l->u.node = v;
+			l->kind = PME_RL_COORDS;
+		}
 	}
 	return l->kind;
 }

@@ -92,9 +92,11 @@ struct pme_wire_hdr {
 	__be16 aux;             /* 36: type-specific */
 	__be16 reserved;        /* 38: 0 */
 	__be32 incarnation;     /* 40: the sender endpoint's, random per open */
-	__be32 order;           /* 44: DATA, RTS, CTS: the item's number in the sender's
-	                         * in-order stream to this peer (one count over all rails,
-	                         * never 0); 0 in other frames and from senders without it */
+	/* 44: DATA, RTS, CTS: the item's number in the sender's in-order stream to this
+	 * peer (one count over all rails, never 0); 0 in other frames and from senders
+	 * without it
+	 */
+	__be32 order;
 	__be64 nonce;           /* 48: per-sender frame counter, never repeats per incarnation */
 	__u8 check[16];         /* 56: GMAC tag, or CRC32C in check[0..3], or zeros */
 } __attribute__((packed));  /* 72 bytes */
@@ -141,7 +143,8 @@ struct pme_wire_rdata {
 
 /* PME_T_HELLO and PME_T_HELLO_ACK, followed by nrails MACs (6 bytes each): the
  * sender's NIC of each rail, rail 0 first. A receiver reads what hdr.len covers (a
- * sender of one rail may send none). */
+ * sender of one rail may send none).
+ */
 struct pme_wire_hello {
 	__be32 echo;            /* HELLO_ACK: the incarnation of the HELLO answered */
 	__be32 first_seq;       /* the first sequence number it will send on this rail */
@@ -171,8 +174,10 @@ enum pme_wire_rma_op {
 	PME_RMA_ACC = 2,        /* the payload is combined into the window at offset (aop, dtype) */
 	PME_RMA_GET = 3,        /* answer len bytes from offset (DATA) */
 	PME_RMA_FETCH = 4,      /* as ACC, answering the values before it (DATA); one frame */
-	PME_RMA_CAS = 5,        /* payload = compare || swap, one element: swap if equal; answers
-				 * the value before (DATA) */
+	/* payload = compare || swap, one element: swap if equal; answers the value
+	 * before (DATA)
+	 */
+	PME_RMA_CAS = 5,
 	PME_RMA_LOCK = 6,       /* take the window's lock (flags), answered DONE once granted */
 	PME_RMA_UNLOCK = 7,     /* release it */
 	/* answers (target to origin), naming the request by req_id */
@@ -182,7 +187,8 @@ enum pme_wire_rma_op {
 };
 
 /* Answers travel from target to origin; anything else is a request (or nonsense, which
- * the target refuses). */
+ * the target refuses).
+ */
 static inline int pme_wire_rma_is_answer(unsigned int op)
 {
 	return op == PME_RMA_DATA || op == PME_RMA_DONE || op == PME_RMA_NAK;
@@ -190,7 +196,8 @@ static inline int pme_wire_rma_is_answer(unsigned int op)
 
 /* pme_wire_rma.flags of a request: take the window's lock before acting on it. PUT, ACC
  * and the answered requests may carry it when they fit one frame; such a request is
- * answered (DONE or DATA) only once the lock was granted and the request done. */
+ * answered (DONE or DATA) only once the lock was granted and the request done.
+ */
 #define PME_RMA_F_SHARED  0x01
 #define PME_RMA_F_EXCL    0x02
 
@@ -222,19 +229,23 @@ struct pme_wire_rma {
 	__be32 key;             /* requests: the target's window */
 	__be32 req_id;          /* the origin's handle of an answered request, echoed */
 	__be32 status;          /* NAK: enum pme_wire_rma_error */
-	__be64 offset;          /* requests: bytes from the window's base of this frame's
-				 * payload; DATA: bytes from the start of the answer */
-	__be64 len;             /* bytes of the whole operation (GET: bytes asked; CAS: of
-				 * one element) */
+	/* requests: bytes from the window's base of this frame's payload; DATA: bytes
+	 * from the start of the answer
+	 */
+	__be64 offset;
+	/* bytes of the whole operation (GET: bytes asked; CAS: of one element) */
+	__be64 len;
 } __attribute__((packed));  /* 32 bytes */
 
 #define PME_RMA_FRAG_ALIGN 16u
 
 /* Payload bytes of one PME_T_RMA frame to a peer whose frames take max_frame bytes after
- * the Ethernet header (every frame of an operation but its last carries this many). */
+ * the Ethernet header (every frame of an operation but its last carries this many).
+ */
 static inline __u32 pme_wire_rma_room(__u32 max_frame)
 {
 	__u32 hdrs = (__u32)(sizeof(struct pme_wire_hdr) + sizeof(struct pme_wire_rma));
+
 	return max_frame > hdrs ? (max_frame - hdrs) & ~(PME_RMA_FRAG_ALIGN - 1) : 0;
 }
 
@@ -272,7 +283,8 @@ struct pme_wire_nak_auth {
 } __attribute__((packed));
 
 /* Offsets a kernel-side filter, forwarder or driver may rely on (from the start of the
- * Ethernet frame). */
+ * Ethernet frame).
+ */
 #define PME_WIRE_OFF_DST_EP    (PME_ETH_HLEN + 0)
 #define PME_WIRE_OFF_VERSION   (PME_ETH_HLEN + 2)
 #define PME_WIRE_OFF_TYPE      (PME_ETH_HLEN + 3)
