@@ -88,6 +88,37 @@ mentions as-measured '- runs: 12 mpiexec runs; 1 of the baseline printed every r
     '; 0 failed, timed out or (PME) hung'
 say "ok: targets and verdicts; the baseline's hang is counted as such, not as a failure"
 
+# issue 17's targets from the same run: 950/810 = 1.17 < 1.2; the ping-pong's only size
+# 4/9; 8 B as above; no bibw, 4 MiB, message rate or all-to-all: no rows for them.
+has as-measured \
+    '### Targets (issue 17)' \
+    '| 1 MiB bw vs TCP, quick | 950 MB/s vs 810 MB/s | 1.17 | >= 1.2 | **missed** |' \
+    '| ping-pong never slower than TCP (worst of 1 sizes: 8 B), quick | PME/TCP 0.444 | 0.444 | <= 1.0 | met |'
+! grep -q '4 MiB bw\|bibw vs\|message rate\|all-to-all' "$tmp/as-measured/report.md" ||
+    fail "issue 17 rows for what the run did not measure"
+say "ok: issue 17's targets: only what the run measured, each judged"
+
+# waiting: the quick scenario's results also as nodes2 (PME's default) and nodes2spin
+# (PME polling, PME 10% faster at halo3d 4 and level at 16): 11/10 = 1.1 meets <= 1.1,
+# 50/45.4 = 1.10 too; a slower default (12/10 = 1.2) misses.
+waitcase() { # DIR SPIN_A_AT_4
+    rm -rf "${tmp:?}/$1"
+    cp -r "$top/test/bench/canned" "$tmp/$1"
+    (cd "$tmp/$1" && for s in nodes2 nodes2spin; do
+        cp quick.scenario "$s.scenario"
+        awk -F, -v OFS=, -v s="$s" -v a4="$2" '$1 == "quick" && $4 == "halo3d" {
+            $1 = s; if (s == "nodes2spin" && $2 == "A") $6 = ($5 == 4) ? a4 : 45.4; print}' raw.csv >>raw.csv.new
+    done && cat raw.csv.new >>raw.csv && rm raw.csv.new &&
+        sed -i 's/^declare -a sc_names=(\[0\]="quick")/declare -a sc_names=([0]="quick" [1]="nodes2" [2]="nodes2spin")/' meta)
+    "$top/maint/bench" --report-only "$tmp/$1" --no-plots >"$tmp/$1.out" 2>"$tmp/$1.err" || true
+}
+waitcase wait-met 10
+has wait-met '| halo3d at 4: default waiting vs polling (PME_WAIT=spin), a core per rank | 11 us vs 10 us | 1.1 | <= 1.1 | met |' \
+    '| halo3d at 16: default waiting vs polling (PME_WAIT=spin), a core per rank | 50 us vs 45.4 us | 1.1 | <= 1.1 | met |'
+waitcase wait-missed 9.1667
+has wait-missed '| halo3d at 4: default waiting vs polling (PME_WAIT=spin), a core per rank | 11 us vs 9.167 us | 1.2 | <= 1.1 | **missed** |'
+say "ok: issue 17's waiting rows: the default against polling, in one run"
+
 # without the failed result: all verified, exit 0; a ratio right at its goal meets it
 EDIT='/,fail$/d; s/raw-pp-spin,3\.[567]/raw-pp-spin,3.2/' report verified
 [ "$REPLY" = 0 ] || fail "all verified: exit $REPLY, expected 0 ($(cat "$tmp/verified.err"))"

@@ -4,7 +4,8 @@
 #
 # Owns: the format of report.md; write_report, report_header, report_scenario,
 # report_runs.
-# Expects: results.sh (floor_med, count_outcomes' counts), targets.sh (target_rows);
+# Expects: results.sh (floor_med, count_outcomes' counts), targets.sh (target_rows),
+# targets17.sh (target17_rows);
 # out (summary.csv, runs.csv, floor.csv, the .scenario files), here (maint/lib); the
 # variables of meta (mode la lb reps time_s grace baseline_only pme_version pme_prefix
 # pme_env tcp_env tcp_version ucx_version machine started load0 load1 command_line
@@ -23,6 +24,12 @@ write_report() {
         echo "| target | measured | ratio | goal | |"
         echo "|---|---|---|---|---|"
         target_rows
+        echo
+        echo "### Targets (issue 17)"
+        echo
+        echo "| target | measured | ratio | goal | |"
+        echo "|---|---|---|---|---|"
+        target17_rows
         report_runs
     } >"$out/report.md"
 }

@@ -42,10 +42,15 @@ plan_scenarios() {
         out=${out:-$top/doc/perf}
         scenario mtu9000 2 switch 1 9000 "" "" "pingpong bw bibw msgrate"
         scenario mtu65535 2 switch 1 65535 "" "" "pingpong bw bibw"
+        # Standard frames, where TCP's per-segment cost shows (issue 17).
+        scenario mtu1500 2 switch 1 1500 "" "" "pingpong@0..4m bw@64k,1m,4m bibw@64k,1m,4m msgrate@8"
         scenario rate1g 2 switch 1 9000 1gbit "" "pingpong@8,1k,64k bw@1k..4m bibw@1k..4m"
         scenario rate10g 2 switch 1 9000 10gbit "" "pingpong@8,1k,64k bw@1k..4m bibw@1k..4m"
         scenario nodes4 4 switch 1 9000 "" "" \
             "pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m"
+        # Waiting with a core per rank: PME's default against PME polling, in one run.
+        scenario nodes2 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m"
+        scenario nodes2spin 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m" PME_WAIT=spin
         # The control: 4 ranks on this machine's cores share them when it has fewer than 4,
         # where a library that polls (UCX) waits for the scheduler and PME's default waiting
         # sleeps. PME_WAIT=spin makes PME poll too: what remains is the transport.

@@ -1,0 +1,97 @@
+# shellcheck shell=bash
+# targets17.sh - the rows of the report's "Targets (issue 17)" table: MPI over PME
+# against the baseline on large messages, all-to-all, latency at every size, small
+# messages, and waiting (PME's default against PME polling, each in the same run). A
+# row shows only when the run measured what it needs; "no data" when it measured one
+# side only.
+#
+# Owns: target17_rows and its parts (t17_p2p, t17_alltoall, t17_wait, t17_oversub).
+# Expects: targets.sh (verdict, ratio, fmt), results.sh (sval, floor_med,
+# has_scenario); summary.csv and floor.csv in out; la, lb.
+# The globals named under "Expects" are assigned by the other parts:
+# shellcheck disable=SC2154
+
+target17_rows() {
+    local sc
+    for sc in mtu9000 mtu1500 quick custom; do
+        ! has_scenario "$sc" || t17_p2p "$sc"
+    done
+    for sc in nodes4 quick custom; do
+        ! has_scenario "$sc" || t17_alltoall "$sc"
+    done
+    if has_scenario nodes2 && has_scenario nodes2spin; then t17_wait; fi
+    if has_scenario nodes4 && has_scenario nodes4spin; then t17_oversub; fi
+}
+
+# t17_have SCENARIO BENCH SIZE: the summary has a row for it (on either side).
+t17_have() { [ -n "$(sval "$1" "$2" "$3" unit)" ]; }
+
+# t17_p2p SCENARIO: bandwidth and bidirectional bandwidth at 1 and 4 MiB, the ping-pong
+# at its worst size, the 8-byte latency against the baseline and the raw-frame floor,
+# and the message rate at 8 bytes.
+t17_p2p() {
+    local sc=$1 b v a c r f worst
+    for b in bw bibw; do
+        for v in 1048576 4194304; do
+            t17_have "$sc" "$b" "$v" || continue
+            a=$(sval "$sc" "$b" "$v" a) c=$(sval "$sc" "$b" "$v" b)
+            r=$(ratio "$a" "$c")
+            echo "| $((v >> 20)) MiB $b vs $lb, $sc | $(fmt "$a") MB/s vs $(fmt "$c") MB/s | $r | >= 1.2 | $(verdict "$r" ">=" 1.2) |"
+        done
+    done
+    # The worst ratio over every size the ping-pong measured, both sides present.
+    worst=$(awk -F, -v s="$sc" 'NR > 1 && $1 == s && $2 == "pingpong" && $7 != "" {
+            if (w == "" || $7 + 0 > w + 0) {w = $7; z = $3}; n++}
+        END {if (n) print w, z, n}' "$out/summary.csv")
+    if [ -n "$worst" ]; then
+        read -r r v f <<<"$worst"
+        r=$(ratio "$r" 1)
+        echo "| ping-pong never slower than $lb (worst of $f sizes: $v B), $sc | $la/$lb $r | $r | <= 1.0 | $(verdict "$r" "<=" 1.0) |"
+    fi
+    if t17_have "$sc" pingpong 8; then
+        a=$(sval "$sc" pingpong 8 a) c=$(sval "$sc" pingpong 8 b)
+        r=$(ratio "$a" "$c")
+        echo "| 8 B latency vs $lb, $sc | $(fmt "$a") us vs $(fmt "$c") us | $r | <= 0.5 | $(verdict "$r" "<=" 0.5) |"
+        f=$(floor_med "$sc" raw-pp-spin || true)
+        r=$(ratio "$a" "$f")
+        echo "| 8 B latency vs raw frames (spin), $sc | $(fmt "$a") us vs $(fmt "$f") us | $r | <= 1.25 | $(verdict "$r" "<=" 1.25) |"
+    fi
+    if t17_have "$sc" msgrate 8; then
+        a=$(sval "$sc" msgrate 8 a) c=$(sval "$sc" msgrate 8 b)
+        r=$(ratio "$a" "$c")
+        echo "| 8 B message rate vs $lb, $sc | $(fmt "$a") vs $(fmt "$c") Mmsg/s | $r | >= 2 | $(verdict "$r" ">=" 2) |"
+    fi
+}
+
+# t17_alltoall SCENARIO: an all-to-all of 1 MiB blocks, as a speed-up over the baseline.
+t17_alltoall() {
+    local sc=$1 a c r
+    t17_have "$sc" alltoall 1048576 || return 0
+    a=$(sval "$sc" alltoall 1048576 a) c=$(sval "$sc" alltoall 1048576 b)
+    r=$(ratio "$c" "$a")
+    echo "| all-to-all of 1 MiB blocks: speed-up over $lb, $sc | $(fmt "$a") us vs $(fmt "$c") us | $r | >= 1.2 | $(verdict "$r" ">=" 1.2) |"
+}
+
+# t17_wait: each rank with a core of its own (nodes2), PME's default waiting against
+# PME polling (nodes2spin, PME_WAIT=spin): the default may cost at most 10%.
+t17_wait() {
+    local b v a s r
+    while read -r b v; do
+        a=$(sval nodes2 "$b" "$v" a) s=$(sval nodes2spin "$b" "$v" a)
+        r=$(ratio "$a" "$s")
+        echo "| $b at $v: default waiting vs polling (PME_WAIT=spin), a core per rank | $(fmt "$a") us vs $(fmt "$s") us | $r | <= 1.1 | $(verdict "$r" "<=" 1.1) |"
+    done < <(awk -F, 'NR > 1 && $1 == "nodes2" && $5 != "" {print $2, $3}' "$out/summary.csv")
+}
+
+# t17_oversub: 4 ranks on fewer cores, the default must still sleep: it must beat PME
+# polling (nodes4spin) on the application kernels both measured.
+t17_oversub() {
+    local b v a s r
+    while read -r b v; do
+        s=$(sval nodes4spin "$b" "$v" a)
+        [ -n "$s" ] || continue
+        a=$(sval nodes4 "$b" "$v" a)
+        r=$(ratio "$a" "$s")
+        echo "| $b at $v: default waiting vs polling, oversubscribed (nodes4) | $(fmt "$a") us vs $(fmt "$s") us | $r | < 1 | $(verdict "$r" "<" 1) |"
+    done < <(awk -F, 'NR > 1 && $1 == "nodes4" && $2 == "isort" && $5 != "" {print $2, $3}' "$out/summary.csv")
+}
