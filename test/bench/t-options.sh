@@ -66,9 +66,12 @@ raw=1 plots=1 keep=0 baseline_only=0 sizes= grace=10 timeout=
 pme_env= tcp_env=
 scenario=mtu9000 nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong bw bibw msgrate
 scenario=mtu65535 nodes=2 topology=switch ppn=1 mtu=65535 rate= loss= env= runs=pingpong bw bibw
+scenario=mtu1500 nodes=2 topology=switch ppn=1 mtu=1500 rate= loss= env= runs=pingpong@0..4m bw@64k,1m,4m bibw@64k,1m,4m msgrate@8
 scenario=rate1g nodes=2 topology=switch ppn=1 mtu=9000 rate=1gbit loss= env= runs=pingpong@8,1k,64k bw@1k..4m bibw@1k..4m
 scenario=rate10g nodes=2 topology=switch ppn=1 mtu=9000 rate=10gbit loss= env= runs=pingpong@8,1k,64k bw@1k..4m bibw@1k..4m
-scenario=nodes4 nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m$spin" \
+scenario=nodes4 nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m
+scenario=nodes2 nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=alltoall@64k,1m;isort@64k,1m
+scenario=nodes2spin nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=alltoall@64k,1m;isort@64k,1m$spin" \
     --full
 say "ok: --full: the README's scenarios into doc/perf (the PME_WAIT=spin control only on fewer than 4 cores: $(nproc) here)"
 
