@@ -6,7 +6,7 @@
 # side only.
 #
 # Owns: target17_rows and its parts (t17_p2p, t17_alltoall, t17_wait, t17_oversub).
-# Expects: targets.sh (verdict, ratio, fmt), results.sh (sval, floor_med,
+# Expects: targets.sh (verdict, ratio, fmt, latency8_rows), results.sh (sval,
 # has_scenario); summary.csv and floor.csv in out; la, lb.
 # The globals named under "Expects" are assigned by the other parts:
 # shellcheck disable=SC2154
@@ -48,14 +48,7 @@ t17_p2p() {
         r=$(ratio "$r" 1)
         echo "| ping-pong never slower than $lb (worst of $f sizes: $v B), $sc | $la/$lb $r | $r | <= 1.0 | $(verdict "$r" "<=" 1.0) |"
     fi
-    if t17_have "$sc" pingpong 8; then
-        a=$(sval "$sc" pingpong 8 a) c=$(sval "$sc" pingpong 8 b)
-        r=$(ratio "$a" "$c")
-        echo "| 8 B latency vs $lb, $sc | $(fmt "$a") us vs $(fmt "$c") us | $r | <= 0.5 | $(verdict "$r" "<=" 0.5) |"
-        f=$(floor_med "$sc" raw-pp-spin || true)
-        r=$(ratio "$a" "$f")
-        echo "| 8 B latency vs raw frames (spin), $sc | $(fmt "$a") us vs $(fmt "$f") us | $r | <= 1.25 | $(verdict "$r" "<=" 1.25) |"
-    fi
+    ! t17_have "$sc" pingpong 8 || latency8_rows "$sc"
     if t17_have "$sc" msgrate 8; then
         a=$(sval "$sc" msgrate 8 a) c=$(sval "$sc" msgrate 8 b)
         r=$(ratio "$a" "$c")
