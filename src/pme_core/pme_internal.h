@@ -2,18 +2,23 @@
  * pme_internal.h - the data of pme_core: the endpoint and what hangs off it. Not
  * installed.
  *
- * pme_core is layered; each layer calls only the layers below it, and reaches the layer
- * above only through the upcalls that layer registered (struct pme_upcalls, link.h):
+ * pme_core is layered; each layer calls only its own layer and the layers below it, and
+ * reaches a layer above only through the callbacks that layer registered (struct
+ * pme_upcalls, link.h; the device's receive callback). doc/design/core.md places every
+ * file (test/tools/t-layers.sh checks the calls against it):
  *
- *   6 progress.c wait.c helper.c      progress passes, waiting, the liveness helper
- *   5 ep.c config.c counters.c        the endpoint and the public API (pme.h)
- *   4 msg.c eager.c rndv.c pool.c     messages: eager, rendezvous, the receive pool,
- *     events.c rma_*.c                events handed to the caller; one-sided requests
- *   3 peers.c link_tx.c link_rx.c     peers and their reliable channel: Go-Back-N,
- *     link_ctrl.c timers.c            control frames, credit, timers, liveness
- *   2 dev*.c                          devices: ring, pcap, loop, kernel
+ *   6 api.c api_rma.c ep.c config.c   the endpoint and the public API (pme.h)
+ *     place.c
+ *   5 progress.c wait.c helper.c      progress passes, waiting, the liveness helper,
+ *     counters.c                      the published counters
+ *   4 msg.c eager.c rndv*.c pool.c    messages: eager, rendezvous, the receive pool,
+ *     events.c rma_*.c (not rma_acc)  events handed to the caller; one-sided requests
+ *   3 peers.c link_*.c rto.c          peers and their reliable channel: Go-Back-N,
+ *     timers.c rails.c failover.c     control frames, credit, timers, liveness, rails
+ *   2 dev*.c node_routes.c iflocal.c  devices: ring, pcap, loop, kernel; routes, NICs
  *   1 wire.c                          frame layout, seal and check (MAC or CRC)
- *   0 gmac.c crc32c.c slots.c cache.c iovcur.c claim.c errors.c  leaves
+ *   0 gmac.c crc32c.c slots.c cache.c iovcur.c ranges.c claim.c iflist.c errors.c
+ *     rma_acc.c                       leaves
  *
  * Everything below is data that several layers read; who owns (writes) each part is
  * said where it is declared. Memory follows PM (Table 4.6 of the PM/Ethernet thesis):
@@ -295,7 +300,7 @@ struct pme_counters_shm;
 struct pme_shm_state;
 struct pme_helper;
 
-/* ---- the endpoint (layer 5 creates it; its parts belong to the layers named) ---- */
+/* ---- the endpoint (layer 6 creates it; its parts belong to the layers named) ---- */
 struct pme_ep {
     struct pme_config cfg;
     char *cfg_device, *cfg_iface;
@@ -358,14 +363,14 @@ struct pme_ep {
     struct pme_slots rreqs;     /* our requests waiting for their answer */
     uint32_t rma_self_pending;  /* our own lock requests on our windows, not granted */
 
-    /* layer 6: adaptive waiting */
+    /* layer 5: adaptive waiting */
     unsigned ncores;
     uint64_t load_sampled_ns;
     uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;
     uint64_t devs_rechecked_ns;  /* progress.c: when the devices last looked again */
     bool oversubscribed;
-    /* layer 6: the liveness helper (helper.c), and the lock every public entry takes
+    /* layer 5: the liveness helper (helper.c), and the lock every public entry takes
      * while a helper exists (eplock.h) */
     struct pme_helper *helper;
     int api_lock;           /* 1 while the caller or the helper is inside */

@@ -1,5 +1,5 @@
 /*
- * progress.h - layer 6: progress passes, waiting, and the liveness helper.
+ * progress.h - layer 5: progress passes, waiting, and the liveness helper.
  */
 #ifndef PME_PROGRESS_H
 #define PME_PROGRESS_H

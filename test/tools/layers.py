@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
-"""layers.py - the file-level call graph of a C directory, and its call circles.
+"""layers.py - the file-level call graph of a C directory, its call circles, and its
+layer order.
 
-usage: layers.py DIR [DIR ...]
+usage: layers.py [--table DOC.md] DIR [DIR ...]
 
 For each directory, every function defined with external linkage in one of its .c
 files is attributed to that file; a file "calls" another when its code (comments and
 strings removed) names a function the other defines. Prints each directory's files in
 an order where every file calls only files printed before it, or, when no such order
 exists, the files of each circle and the calls that close it, and exits 1.
+
+With --table, DOC.md places the files (it is read for the DIR that follows it). The
+rows of its first table that names files in backquotes are read:
+
+    | 3 | `link_tx.c` | what the file owns |    a file in layer 3
+    | `send.c` | what the file owns | ... |    a file in the layer of its row's place
+
+Every .c and .h file of DIR must be named in exactly one row, and every file a row names
+must exist. Rows that start with a number give the layer; in a table whose rows give no
+number, each row is a layer of its own, the first row the lowest (a file calls only the
+files of the rows before it and of its own row). A file may call only functions defined
+in files of its own layer or a lower one; each call upward is printed (caller, function,
+both files and their layers) and makes the exit status 1. A layer above is reached through the
+callbacks it registered, which are no call by name and do not show here.
 """
 import os
 import re
@@ -20,6 +35,9 @@ COMMENT_OR_STRING = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.
 DEFINITION = re.compile(r'^(?!static\b)(?:[A-Za-z_][\w ]*?[\s*]+)(\w+)\s*\([^;{]*\)\s*\{',
                         re.M)
 CALL = re.compile(r'\b(\w+)\s*\(')
+# A table row of a design page: its cells; the files it names are in backquotes.
+ROW = re.compile(r'^\|(.*)\|\s*$')
+FILE_NAME = re.compile(r'`([\w.-]+\.[ch])`')
 
 
 def strip(src):
@@ -43,6 +61,61 @@ def graph(directory):
             if target and target != name:
                 calls[name].setdefault(target, m.group(1))
     return calls
+
+
+def read_table(doc):
+    """{file: [layer or None, ...]} from the rows of doc that name files."""
+    placed, rows, numbered = {}, 0, False
+    with open(doc, encoding='utf-8') as f:
+        for line in f:
+            m = ROW.match(line.strip())
+            if not m:
+                if rows:
+                    break       # the first table that names files is the one
+                continue
+            cells = [c.strip() for c in m.group(1).split('|')]
+            layer = None
+            if len(cells) > 1 and cells[0].isdigit():
+                layer, cells, numbered = int(cells[0]), cells[1:], True
+            names = FILE_NAME.findall(cells[0])
+            for name in names:
+                placed.setdefault(name, []).append(layer if layer is not None else -1 - rows)
+            rows += bool(names)
+    # Without numbers, a row's place is its layer (-1 - place marks it so far).
+    for name, ls in placed.items():
+        placed[name] = [(-1 - l if not numbered else None) if l < 0 else l for l in ls]
+    return placed
+
+
+def check_table(d, doc, calls):
+    """Print what is wrong with doc's placing of d's files; return the number of faults."""
+    placed = read_table(doc)
+    files = sorted(n for n in os.listdir(d) if n.endswith(('.c', '.h')))
+    faults = 0
+    for name in files:
+        if name not in placed:
+            print('%s: %s is not placed in %s: add a row for it' % (d, name, doc))
+            faults += 1
+        elif len(placed[name]) > 1:
+            print('%s: %s has %d rows in %s: keep one' % (d, name, len(placed[name]), doc))
+            faults += 1
+    for name in sorted(set(placed) - set(files)):
+        print('%s: %s names %s, which does not exist' % (d, doc, name))
+        faults += 1
+    layer = {n: ls[0] for n, ls in placed.items() if ls[0] is not None}
+    if not layer:
+        return faults
+    for name in files:
+        if name in placed and name not in layer:
+            print('%s: %s has no layer in %s' % (d, name, doc))
+            faults += 1
+    for a in sorted(calls):
+        for b, fn in sorted(calls[a].items()):
+            if a in layer and b in layer and layer[b] > layer[a]:
+                print('%s: upward call: %s (layer %d) calls %s, defined in %s (layer %d)' %
+                      (d, a, layer[a], fn, b, layer[b]))
+                faults += 1
+    return faults
 
 
 def circles(calls):
@@ -88,10 +161,24 @@ def order(calls):
     return out
 
 
-def main(dirs):
+def main(args):
     status = 0
-    for d in dirs:
+    doc = None
+    for d in args:
+        if d == '--table':
+            doc = True
+            continue
+        if doc is True:
+            doc = d
+            continue
         calls = graph(d)
+        if doc:
+            faults = check_table(d, doc, calls)
+            if faults:
+                status = 1
+            else:
+                print('%s: every file placed in %s, no call upward' % (d, doc))
+            doc = None
         found = circles(calls)
         if not found:
             print('%s: %d files, no call circle; bottom up: %s' %
@@ -108,6 +195,6 @@ def main(dirs):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[-1] == '--table' or sys.argv[-2:-1] == ['--table']:
         sys.exit(__doc__.strip())
     sys.exit(main(sys.argv[1:]))

@@ -2,7 +2,10 @@
 # t-layers.sh - pme_core, the netmod and the tools read from the bottom up: no call
 # circle between their files (doc/design/core.md, doc/design/netmod.md). A change that
 # makes a lower file call back into a higher one fails here, naming the calls that
-# close the circle.
+# close the circle. pme_core's files are placed in layers by the table in
+# doc/design/core.md: a file missing from it fails, and so does a call by name from a
+# file to a function of a file in a higher layer (caller, callee and both files named).
+# The netmod's files must each be named in doc/design/netmod.md's table.
 #
 # kmod/ is not checked: a PING between two endpoints of one host is answered while it
 # is delivered (pme_rx -> pme_live -> pme_tx -> pme_rx), a recursion by design.
@@ -28,9 +31,28 @@ printf 'int c(void)\n{\n    return a();\n}\n' >"$tmp/c.c"
 $check "$tmp" >"$tmp/out" && tools_fail "the circle a -> b -> c -> a was not found"
 grep -q 'c.c calls a (a.c)' "$tmp/out" || tools_fail "the report does not name the call: $(cat "$tmp/out")"
 
+# The layer check: a table places a.c above b.c above c.c; a call downward passes, a
+# call upward fails and is named, and so do a file the table leaves out and a row for a
+# file that does not exist.
+printf 'int c(void)\n{\n    return 0;\n}\n' >"$tmp/c.c"
+printf '| layer | file | owns |\n|---|---|---|\n| 2 | `a.c` | top |\n| 1 | `b.c` | middle |\n| 0 | `c.c` | bottom |\n' >"$tmp/t.md"
+$check --table "$tmp/t.md" "$tmp" >"$tmp/out" || tools_fail "calls downward taken for wrong: $(cat "$tmp/out")"
+printf 'int c(void)\n{\n    return b() + 0;\n}\n' >"$tmp/c.c"
+printf 'int b(void) { return 1; }\n' >"$tmp/b.c"
+$check --table "$tmp/t.md" "$tmp" >"$tmp/out" && tools_fail "the upward call c.c -> b() (b.c) was not found"
+grep -q 'upward call: c.c (layer 0) calls b, defined in b.c (layer 1)' "$tmp/out" ||
+    tools_fail "the report does not name the upward call: $(cat "$tmp/out")"
+printf 'int c(void)\n{\n    return 0;\n}\n' >"$tmp/c.c"
+printf 'int d(void) { return c(); }\n' >"$tmp/d.c"
+$check --table "$tmp/t.md" "$tmp" >"$tmp/out" && tools_fail "d.c, in no layer, was taken"
+grep -q 'd.c is not placed' "$tmp/out" || tools_fail "the report does not name the unplaced file: $(cat "$tmp/out")"
+rm "$tmp/d.c" "$tmp/c.c"
+$check --table "$tmp/t.md" "$tmp" >"$tmp/out" && tools_fail "a row for c.c, which is gone, was taken"
+grep -q 'names c.c, which does not exist' "$tmp/out" || tools_fail "the report does not name the stale row: $(cat "$tmp/out")"
+
 rc=0
-for d in src/pme_core src/mpid/ch4/netmod/pme src/tools; do
-    $check "$srcdir/$d" || rc=1
-done
-[ $rc = 0 ] || tools_fail "call circles (see above): move the shared function down, or pass a callback up"
-echo "PASS: no call circle in pme_core, the netmod or the tools"
+$check --table "$srcdir/doc/design/core.md" "$srcdir/src/pme_core" || rc=1
+$check --table "$srcdir/doc/design/netmod.md" "$srcdir/src/mpid/ch4/netmod/pme" || rc=1
+$check "$srcdir/src/tools" || rc=1
+[ $rc = 0 ] || tools_fail "layers (see above): place new files in the design page's table; move a shared function down, or pass a callback up"
+echo "PASS: pme_core calls only downward through the layers of doc/design/core.md; every file of pme_core and the netmod placed; no call circle in pme_core, the netmod or the tools"

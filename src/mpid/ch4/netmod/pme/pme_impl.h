@@ -123,9 +123,9 @@ static inline uint64_t MPIDI_PME_now_ns(void)
 #define MPIDI_PME_AMREQ(req)    (MPIDIG_REQUEST(req, netmod_am.pme))
 
 /* Internal functions (entry points: pme_noinline.h). Each file calls only those of
- * the files listed before it, so that the netmod reads from the bottom up:
- * globals.c, dynq.c, err.c, send.c, then am.c, spawn.c, init*.c, the topo_*.c and
- * coll_axes.c, progress.c. */
+ * the files before it in doc/design/netmod.md's table (test/tools/t-layers.sh checks),
+ * so that the netmod reads from the bottom up: globals.c, dynq.c, err.c, send.c, the
+ * rma*.c, am.c, spawn.c, the topo_*.c, coll_axes.c, pvars.c, init*.c, progress.c. */
 
 /* err.c */
 int MPIDI_PME_make_error(int errclass, const char *func, int line, const char *summary,
