@@ -23,18 +23,19 @@ counter_of() {
 }
 kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
-# suite_under LABEL SETTINGS...: the pt2pt and coll lines of the CI subset (maint/mpich-tests
-# --set loss) with those faults. mpich-tests brings its own cluster up, so the faults go
-# on as soon as that cluster is complete, while the suite's first test is still being
-# compiled; the counters at the end show they were there.
+# suite_under LABEL "GROUP..." SETTINGS...: those groups' lines of the CI subset
+# (maint/mpich-tests --set loss: without the lines marked noloss) with those faults.
+# mpich-tests brings its own cluster up, so the faults go on as soon as that cluster is
+# complete, while the suite's first test is still being compiled; the counters at the
+# end show they were there.
 suite_under() {
-    local label=$1 name totals rc=0 k i
-    shift
+    local label=$1 groups=$2 name totals rc=0 k i start=$SECONDS
+    shift 2
     pme_cluster_name nmfs; name=$REPLY
     pme_clusters+=("$name")
     mkdir -p "$work/suite"
-    "$pme_repo/maint/mpich-tests" --impl pme --set loss --name "$name" --timeout 300 --keep \
-        --results "$work/suite" >"$work/suite.out" 2>&1 &
+    "$pme_repo/maint/mpich-tests" --impl pme --set loss --groups "$groups" --name "$name" \
+        --timeout 300 --keep --results "$work/suite" >"$work/suite.out" 2>&1 &
     local suite=$!
     for ((i = 0; i < 1200; i++)); do
         "$pme_vc" describe --name "$name" --tsv >/dev/null 2>&1 && break
@@ -45,13 +46,13 @@ suite_under() {
         { kill "$suite" 2>/dev/null; cat "$work/suite.out"; pme_fail "maint/faults apply on the suite's cluster failed"; }
     wait "$suite" || rc=$?
     cat "$work/suite.out"
-    [ "$rc" = 0 ] || pme_fail "MPICH's pt2pt and coll tests failed under $label"
+    [ "$rc" = 0 ] || pme_fail "MPICH's tests ($groups) failed under $label"
     totals=$("$faults" totals --name "$name")
     for k in "$@"; do
         [ "$(kv "$(counter_of "$k")" "$totals")" -gt 0 ] ||
             pme_fail "the suite under $label: the injector did not act ($totals)"
     done
-    echo "MPICH's pt2pt and coll tests pass under $label (injector: $totals)"
+    echo "MPICH's tests ($groups) pass under $label in $((SECONDS - start)) s (injector: $totals)"
     "$pme_vc" down --name "$name" >/dev/null
 }
 
