@@ -14,10 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "iflist.h"
+#include "iflocal.h"
 
 /* The I/O tree is loaded only when asked: it costs a walk of the PCI bus. */
-static int load(hwloc_topology_t *t)
+int pme_iflocal_load(hwloc_topology_t *t)
 {
     if (hwloc_topology_init(t))
         return -1;
@@ -30,7 +30,7 @@ static int load(hwloc_topology_t *t)
 }
 
 /* The interface's MAC as the kernel of this network namespace has it, "aa:bb:..". */
-static bool iface_mac(const char *ifname, char *out, size_t len)
+static bool system_mac(const char *ifname, char *out, size_t len)
 {
     struct ifreq ifr;
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -44,13 +44,21 @@ static bool iface_mac(const char *ifname, char *out, size_t len)
     return ok;
 }
 
+static int system_cpubind(hwloc_topology_t t, hwloc_bitmap_t mine)
+{
+    return hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_THREAD);
+}
+
+const struct pme_iflocal_host pme_iflocal_system = {system_mac, system_cpubind};
+
 /* hwloc reads /sys/class/net, which shows the network namespace sysfs was mounted in:
  * in another one (a virtual cluster's node) a name may be another device's. The NIC is
  * ours only when its address is the interface's too. */
-static hwloc_obj_t find_nic(hwloc_topology_t t, const char *ifname)
+static hwloc_obj_t find_nic(hwloc_topology_t t, const struct pme_iflocal_host *host,
+                            const char *ifname)
 {
     char mac[24];
-    if (!iface_mac(ifname, mac, sizeof(mac)))
+    if (!host->mac(ifname, mac, sizeof(mac)))
         return NULL;
     hwloc_obj_t os = NULL;
     while ((os = hwloc_get_next_osdev(t, os))) {
@@ -63,9 +71,10 @@ static hwloc_obj_t find_nic(hwloc_topology_t t, const char *ifname)
     return NULL;
 }
 
-static int locality(hwloc_topology_t t, const char *ifname, char *cpus, size_t len)
+int pme_iface_locality_in(hwloc_topology_t t, const struct pme_iflocal_host *host,
+                          const char *ifname, char *cpus, size_t len)
 {
-    hwloc_obj_t os = find_nic(t, ifname);
+    hwloc_obj_t os = find_nic(t, host, ifname);
     hwloc_obj_t near = os ? hwloc_get_non_io_ancestor_obj(t, os) : NULL;
     if (!near || !near->cpuset) {
         snprintf(cpus, len, "unknown");
@@ -74,7 +83,7 @@ static int locality(hwloc_topology_t t, const char *ifname, char *cpus, size_t l
     hwloc_bitmap_list_snprintf(cpus, len, near->cpuset);
     hwloc_bitmap_t mine = hwloc_bitmap_alloc();
     int here = -1;
-    if (mine && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_THREAD) == 0)
+    if (mine && host->cpubind(t, mine) == 0)
         here = hwloc_bitmap_isincluded(mine, near->cpuset) ? 1 : 0;
     hwloc_bitmap_free(mine);
     return here;
@@ -83,32 +92,39 @@ static int locality(hwloc_topology_t t, const char *ifname, char *cpus, size_t l
 int pme_iface_locality(const char *ifname, char *cpus, size_t len)
 {
     hwloc_topology_t t;
-    if (load(&t)) {
+    if (pme_iflocal_load(&t)) {
         snprintf(cpus, len, "unknown");
         return -1;
     }
-    int here = locality(t, ifname, cpus, len);
+    int here = pme_iface_locality_in(t, &pme_iflocal_system, ifname, cpus, len);
     hwloc_topology_destroy(t);
     return here;
+}
+
+int pme_iflist_locality_in(hwloc_topology_t t, const struct pme_iflocal_host *host,
+                           char names[][PME_IFNAME_LEN], unsigned n, char (*cpus)[32])
+{
+    int nearest = -1;
+    bool all_near = true;
+    for (unsigned i = 0; i < n; i++) {
+        int here = pme_iface_locality_in(t, host, names[i], cpus[i], 32);
+        if (here == 1 && nearest < 0)
+            nearest = (int)i;
+        all_near &= here == 1;
+    }
+    /* Every NIC near (one socket, or a machine with one NUMA node): no preference. */
+    return all_near ? -1 : nearest;
 }
 
 int pme_iflist_locality(char names[][PME_IFNAME_LEN], unsigned n, char (*cpus)[32])
 {
     hwloc_topology_t t;
-    int nearest = -1;
-    bool all_near = true;
-    if (load(&t)) {
+    if (pme_iflocal_load(&t)) {
         for (unsigned i = 0; i < n; i++)
             snprintf(cpus[i], 32, "unknown");
         return -1;
     }
-    for (unsigned i = 0; i < n; i++) {
-        int here = locality(t, names[i], cpus[i], 32);
-        if (here == 1 && nearest < 0)
-            nearest = (int)i;
-        all_near &= here == 1;
-    }
+    int nearest = pme_iflist_locality_in(t, &pme_iflocal_system, names, n, cpus);
     hwloc_topology_destroy(t);
-    /* Every NIC near (one socket, or a machine with one NUMA node): no preference. */
-    return all_near ? -1 : nearest;
+    return nearest;
 }

@@ -1,33 +1,67 @@
 #!/bin/bash
 # t-mesh.sh - unmodified MPI programs on mesh topologies, one rank per node, with the
 # routes `vcluster up` installs on a ring or torus by default and nothing else set:
-# the CI subset of MPICH's suite (basic, pt2pt, coll) on ring:4, torus:2x2 and
-# torus:2x2x2, and its pt2pt and coll lines on torus:2x2 with 1% frame loss on every
-# link; then on torus:4x4, 16 ranks: pme_whoami (every rank on ch4:pme over all four of
-# its node's interfaces, PME messages moved), MPICH's cpi, and a ping-pong checked up to
-# 4 MiB between ranks 0 and 15 (nodes (0,0) and (3,3), two links apart); and when node
-# 0's first link on the way to node 15 goes down during a ping-pong, the job fails
-# within seconds with an MPI error naming both nodes and the interface.
-# pme-test-timeout: 1200 (run-tests.sh reads this line: 280 s on an idle machine, 535 s
-# at a load of 4 to 7, close to the default 600)
+# the CI subset of MPICH's suite (basic, pt2pt, coll) on ring:4 and torus:2x2, all of
+# it (comm, group, datatype, attr, info, init, errhan, topo and rma too; but
+# topo/distgraph1, see below) on torus:2x2x2, and its pt2pt and coll lines with 1%
+# frame loss on every link of ring:4, torus:2x2 and torus:2x2x2 (each loss run checks
+# that the links really dropped frames); then on torus:4x4, 16 ranks: pme_whoami (every
+# rank on ch4:pme over all four of its node's interfaces, PME messages moved), MPICH's
+# cpi, and a ping-pong checked up to 4 MiB between ranks 0 and 15 (nodes (0,0) and
+# (3,3), two links apart); and when node 0's first link on the way to node 15 goes down
+# during a ping-pong, the job fails within seconds with an MPI error naming both nodes
+# and the interface.
+# pme-test-timeout: 1500 (run-tests.sh reads this line: 280 s on an idle machine, 535 s
+# at a load of 4 to 7, before the loss runs on ring:4 and torus:2x2x2 and the other
+# groups on torus:2x2x2 added some 140 s more, idle)
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
 pme_need_mpich
 pme_tmpdir; work=$REPLY
 
-suite() { # TOPOLOGY [mpich-tests options]: the suite on a fresh cluster of that topology
-    local topo=$1 name
-    shift
-    pme_cluster_name "nmm$(tr -dc '0-9' <<<"$topo")"; name=$REPLY
+# suite PREFIX TOPOLOGY [mpich-tests options]: the suite on a fresh cluster of that
+# topology, named PREFIX and its digits (in REPLY); its logs under $work.
+suite() {
+    local topo=$2 name
+    pme_cluster_name "$1$(tr -dc '0-9' <<<"$topo")"; name=$REPLY
+    shift 2
     pme_clusters+=("$name")
-    "$pme_repo/maint/mpich-tests" --topology "$topo" --name "$name" "$@" ||
+    "$pme_repo/maint/mpich-tests" --topology "$topo" --name "$name" --results "$work/$name" "$@" ||
         pme_fail "MPICH's tests on $topo ($*) failed"
+    REPLY=$name
 }
-suite ring:4 --set ci --groups "basic pt2pt coll"
-suite torus:2x2 --set ci --groups "basic pt2pt coll"
-suite torus:2x2x2 --set ci --groups "basic pt2pt coll"
-suite torus:2x2 --set loss --loss 1
+# shellcheck source=maint/lib/linkloss.sh
+. "$pme_repo/maint/lib/linkloss.sh"
+linkloss_tool "$pme_repo" || pme_fail "no linkloss program"
+# lossy TOPOLOGY: the loss lines with 1% loss on every link, on a cluster kept until
+# its loss counters are read: a run during which no frame was dropped proves nothing.
+lossy() {
+    local topo=$1 name node ifc n dropped=0
+    suite nml "$topo" --set loss --loss 1 --keep; name=$REPLY
+    for ((node = 0; node < $(($(tr 'x' '*' <<<"${topo#*:}"))); node++)); do
+        for ifc in $("$pme_vc" exec --name "$name" "$name-n$node" ip -o link show |
+                     awk -F': ' '$2 !~ /^lo$/ { sub(/@.*/, "", $2); print $2 }'); do
+            n=$("$pme_vc" exec --name "$name" "$name-n$node" "$LINKLOSS" show "$ifc" 2>/dev/null |
+                awk '{print $6}')
+            dropped=$((dropped + ${n:-0}))
+        done
+    done
+    [ "$dropped" -gt 0 ] || pme_fail "$topo: the 1% loss dropped no frame: the loss run proved nothing"
+    "$pme_vc" down --name "$name" >/dev/null 2>&1 || true
+    echo "ok: $topo: pt2pt and coll with 1% frame loss ($dropped frames dropped on its links)"
+}
+suite nmm ring:4 --set ci --groups "basic pt2pt coll"
+suite nmm torus:2x2 --set ci --groups "basic pt2pt coll"
+# topo/distgraph1 checks the neighbours of a graph created with reorder=1 against its
+# MPI_COMM_WORLD ranks, assuming the identity order; on a torus ch4:pme reorders (as the
+# standard allows, doc/mpi.md), so it fails there by the test's assumption, not by
+# wrong neighbours (t-topo.sh checks those). It runs on a switch (t-mpich-other.sh).
+grep -v '^topo/distgraph1 ' "$pme_repo/test/mpi/ci-tests.txt" >"$work/ci-torus.txt"
+suite nmm torus:2x2x2 --tests "$work/ci-torus.txt"
+lossy ring:4
+lossy torus:2x2
+lossy torus:2x2x2
 
 pme_cluster_name nmm44; name=$REPLY
 pme_cluster_up "$name" --topology torus:4x4

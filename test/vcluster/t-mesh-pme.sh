@@ -5,7 +5,10 @@
 # interfaces from the route file (pme_info lists them), takes its node id from it, and
 # reaches the other through node 1's or node 3's in-kernel forwarder. The ping-pong and
 # the stream (eager and rendezvous sizes) are checked byte for byte, and the forwarder
-# on the way counts the frames it forwarded. An endpoint limited to the interface the
+# on the way counts the frames it forwarded. PME_IFACE as a list (xm,xp) or a pattern
+# (*p) makes an endpoint span exactly those interfaces (pme_info), and clients with a
+# pattern (x*) or a list reach it; a pattern that matches nothing (y*) is refused with a
+# message quoting it. An endpoint limited to the interface the
 # route does not leave by (PME_IFACE=xm) fails with a message naming the interface and
 # the fix; a node whose route file lacks the destination fails naming pme_route. A link
 # taken down during a stream, at the sender's end or the far end, fails the sender within
@@ -44,6 +47,36 @@ grep "half-RTT" <<<"$out" | sed 's/^/  /'
 moved=$(($(forwarded 1) - before1 + $(forwarded 3) - before3))
 [ "$moved" -gt 1000 ] || fail "the forwarders of nodes 1 and 3 forwarded only $moved frames"
 say "ok: node 0 to node 2 (two links): ping-pong and stream verified, $moved frames forwarded on the way"
+
+# PME_IFACE as a list or a pattern overrides the route file's interfaces: a list keeps
+# its order, a pattern takes every match in name order and nothing else. Each server has
+# its own runtime directory so that pme_info lists its endpoint alone.
+# spans SPEC WANT NODE CLIENT_SPEC: a server on node 2 with PME_IFACE=SPEC spans exactly
+# WANT (pme_info), and a client on node NODE with PME_IFACE=CLIENT_SPEC reaches it, data
+# verified. (An endpoint receives only on its interfaces: one on xp alone is reached
+# from node 3, whose frames arrive there, not from node 0, whose arrive on xm.)
+spans() {
+    local spec=$1 want=$2 node=$3 cspec=$4 rd=$TMPD/run-$RANDOM got
+    mkdir -p "$rd"
+    vc_serve "$NAME" 2 env PME_RUNTIME_DIR="$rd" PME_IFACE="$spec" "$PERF" server --verify
+    got=$(vc_in "$NAME" "$NAME-n2" env PME_RUNTIME_DIR="$rd" "$INFO" -c | awk '/^  pid / { print $4; exit }')
+    [ "$got" = "$want" ] || { kill "$SERVER"; fail "PME_IFACE='$spec': the endpoint spans '$got', not $want"; }
+    out=$(vc_in "$NAME" "$NAME-n$node" env PME_IFACE="$cspec" "$PERF" client --peer "$ADDR" --verify \
+        -s 8,100000 -n 20 --seconds 0.05 2>&1) ||
+        { echo "$out"; kill "$SERVER"; fail "PME_IFACE='$cspec' to PME_IFACE='$spec' failed"; }
+    grep -q "all data verified" <<<"$out" || { echo "$out"; fail "PME_IFACE='$cspec': data not verified"; }
+    wait "$SERVER" || { cat "$TMPD/server.out"; fail "the server with PME_IFACE='$spec' failed"; }
+    say "ok: PME_IFACE='$spec' spans $want; a client on node $node with PME_IFACE='$cspec' reached it"
+}
+spans 'xm,xp' xm,xp 0 'x*'
+spans '*p' xp 3 'xp,xm'
+# A pattern that matches no interface of the node: the endpoint is refused, saying which.
+if out=$(vc_in "$NAME" "$NAME-n0" env PME_IFACE='y*' "$PERF" client --peer "$ADDR" \
+    -s 8 -n 10 --seconds 0.01 2>&1); then
+    fail "a client with PME_IFACE='y*' on a ring node started"
+fi
+grep -q 'no network interface matches "y\*"' <<<"$out" || fail "no clear error for PME_IFACE='y*': $out"
+say "ok: PME_IFACE='y*': $(grep -o 'no network interface matches.*' <<<"$out" | head -n 1)"
 
 # The route to node 2 leaves node 0 by xp ("+" on a tie): an endpoint on xm alone cannot
 # use it, and says so.
