@@ -241,6 +241,11 @@ static void hostile(struct victim *v, const char *what, const uint8_t *f, unsign
             ring_release(v, s);
         ring_ok = ring_ok && !ring_next(v);
     }
+    if (!ring_ok)
+        printf("  %s: the ring holds %s\n", what, s ? "a frame it should not" : "nothing");
+    /* What a failed case left in the ring would fail the cases after it too. */
+    while ((s = ring_next(v)))
+        ring_release(v, s);
     int intact = buffer_intact(v);
     CHECK(counted && ring_ok && intact, "%s: %s%s%s", what,
           vd == DROP || vd == DROP_GLOBAL ? "dropped and counted" : "passed whole to the ring",
