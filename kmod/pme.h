@@ -171,6 +171,9 @@ static inline struct pme_kslot *pme_tx_slot(const struct pme_ep *ep, u32 i)
 	return (struct pme_kslot *)(ep->tx_ring + (size_t)i * ep->slot_size);
 }
 
+/* Of the PME header (not the frame): the bytes after it, be16, in version 2. */
+#define PME_WIRE_OFF_LEN 6
+
 /*
  * Bytes of PME header the driver needs to see in a frame of this version and type, or
  * 0 for a version it does not carry. A VERSION_NAK keeps its frozen 16-byte layout in

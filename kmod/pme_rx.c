@@ -103,6 +103,15 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	type = h[PME_WIRE_OFF_TYPE - PME_ETH_HLEN];
 	need = pme_wire_hdr_need(version, type);
 	h = need && plen >= need ? skb_header_pointer(skb, off, need, buf) : NULL;
+	/*
+	 * A version 2 frame whose len claims more bytes than it carries is malformed (a
+	 * shorter one is padded, as short Ethernet frames are): drop it here, as too short,
+	 * instead of spending a ring slot and a wakeup on a frame pme_core can only refuse.
+	 * A VERSION_NAK keeps its frozen layout and is not judged by this field.
+	 */
+	if (h && version == PME_KWIRE_V2 && type != PME_T_VERSION_NAK &&
+	    get_unaligned_be16(h + PME_WIRE_OFF_LEN) > plen - need)
+		h = NULL;
 	if (!h) {
 		pme_count(NULL, PME_KCNT_RX_BAD_FRAME, 1);
 		return -ENOENT;

@@ -29,7 +29,6 @@
 #define PME_ZC_SUB_LEN 16
 /* PME header and RDATA sub-header: what a placed frame leaves in its ring slot. */
 #define PME_ZC_HDRS (PME_KWIRE_V2_HDR_LEN + PME_ZC_SUB_LEN)
-#define PME_WIRE_OFF_LEN 6       /* of the PME header: bytes after it, be16 */
 
 /* The arm of this rendezvous from this sender, or NULL. Under zc_lock. */
 static struct pme_zarm *pme_zc_arm_find(struct pme_ep *ep, u32 rndv_id, u32 src_node,

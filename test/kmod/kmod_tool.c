@@ -18,6 +18,9 @@
  *                                              endpoints of this process, checked
  *   kmod_tool zc-hold IFACE MB                 hold MB MiB registered and armed until
  *                                              killed (or stdin EOF)
+ *   kmod_tool rx-hostile INJ_IFACE VICTIM_NS VICTIM_IFACE USER
+ *             (root) malformed and hostile frames from an AF_PACKET socket on
+ *             INJ_IFACE to an endpoint that USER binds in VICTIM_NS, checked
  *
  * Exits 0 when every check passed; prints "FAIL: ..." lines otherwise.
  */
@@ -460,7 +463,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: kmod_tool abuse|send|recv|counter|hold|flood-close|zc-abuse|"
-                        "zc-xfer|zc-hold ...\n");
+                        "zc-xfer|zc-hold|rx-hostile ...\n");
         return 2;
     }
     const char *cmd = argv[1];
@@ -484,6 +487,8 @@ int main(int argc, char **argv)
         return cmd_zc_xfer(argc, argv);
     if (!strcmp(cmd, "zc-hold"))
         return cmd_zc_hold(argc, argv);
+    if (!strcmp(cmd, "rx-hostile"))
+        return cmd_rx_hostile(argc, argv);
     fprintf(stderr, "kmod_tool: unknown command %s\n", cmd);
     return 2;
 }

@@ -51,4 +51,7 @@ int cmd_zc_abuse(int argc, char **argv);
 int cmd_zc_xfer(int argc, char **argv);
 int cmd_zc_hold(int argc, char **argv);
 
+/* kmod_tool_rx.c */
+int cmd_rx_hostile(int argc, char **argv);
+
 #endif

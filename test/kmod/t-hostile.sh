@@ -4,8 +4,12 @@
 # with the true one (Ethernet source, src_ep, and for wire version 2 src_node and
 # incarnation) and is counted; non-PME frames, unknown versions and bad lengths are
 # refused and counted; frames for another endpoint, job or node are never seen and
-# are counted; a full receive ring drops and counts; a file closed with frames queued
-# and its rings still mapped is harmless.
+# are counted; a full receive ring drops and counts; malformed and hostile frames
+# injected from a raw socket (truncated, lying lengths, unknown versions and types,
+# another job, node or endpoint, a bad MAC, zero-copy data outside an armed buffer or
+# of an unknown rendezvous) are dropped and counted under their reason or passed whole
+# to pme_core, never written into the armed buffer, and the endpoint still works; a
+# file closed with frames queued and its rings still mapped is harmless.
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
@@ -98,6 +102,17 @@ out=$(cat <&"$hold_out")
 wait $hold_pid
 check "poll says frames wait and the send ring has room ($out)" \
     grep -q "poll 1 revents IN OUT$" <<<"$out"
+
+echo "== malformed and hostile frames from a raw socket"
+# Root injects from ${n}va; the endpoint on ${n}vb belongs to pmeh, with a receive armed
+# for zero copy in pages filled with a pattern. Each frame must be dropped under its
+# reason or passed whole to the ring, and leave every byte of those pages as it was.
+t0=$SECONDS
+out=$(ip netns exec ${n}a "$KMOD_TOOL" rx-hostile ${n}va ${n}b ${n}vb pmeh 2>&1) && rc=0 || rc=$?
+echo "$out"
+check "kmod_tool rx-hostile passes all its checks (exit $rc, $((SECONDS - t0)) s)" [ "$rc" = 0 ]
+check "its endpoint was pmeh's" grep -q "^bound ep 12 as uid $(id -u pmeh)," <<<"$out"
+check "all 22 of its checks ran" [ "$(grep -c '^ok: ' <<<"$out")" = 22 ]
 
 echo "== closed mid-transfer"
 out=$(tool ${n}a flood-close ${n}va "$mac_b" 11 2>&1) && rc=0 || rc=$?
