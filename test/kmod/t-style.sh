@@ -33,8 +33,8 @@ if [ -z "$checkpatch" ]; then
 fi
 
 fails=0
-# cp: checkpatch options..., files...: ok when checkpatch finds nothing at all.
-cp() {
+# checkpatch_clean: checkpatch options..., files...: ok when checkpatch finds nothing at all.
+checkpatch_clean() {
     local out
     out=$(perl "$checkpatch" --no-tree --terse --show-types "$@" 2>&1)
     if [ -z "$out" ]; then
@@ -50,13 +50,13 @@ for f in kmod/*.c kmod/*.h; do
     case $f in *.mod.c) ;; *) src+=("$f") ;; esac
 done
 check "kmod/*.c and kmod/*.h: checkpatch --strict finds nothing" \
-    cp --strict -f "${src[@]}"
+    checkpatch_clean --strict -f "${src[@]}"
 check "shared headers: checkpatch finds nothing but the uapi spelling of packed" \
-    cp --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FILENAME -f src/pme_core/pme_wire.h \
+    checkpatch_clean --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FILENAME -f src/pme_core/pme_wire.h \
     src/pme_core/pme_ioctl.h src/pme_core/pme_route.h
 # The test can fail: a line that breaks the style is found.
 bad=$(mktemp --suffix=.c)
 printf 'static int f(int a)\n{\n    if (a) return 1;\n\treturn 0;\n}\n' >"$bad"
-check "checkpatch itself flags a badly styled file" not cp --strict -f "$bad"
+check "checkpatch itself flags a badly styled file" not checkpatch_clean --strict -f "$bad"
 rm -f "$bad"
 verdict
