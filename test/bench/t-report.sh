@@ -56,7 +56,7 @@ over=''
 has as-measured \
     '# PME against TCP: maint/bench, quick mode' \
     '- command: `maint/bench --quick --reps 3`' \
-    '- PME: PME'"'"'s MPICH (4.0.2, ch4:pme) from `/opt/pme-mpich`: MPI over raw Ethernet frames (EtherType 0x88B5) on the data interface, default settings' \
+    '- PME: PME'"'"'s MPICH (4.0.2, ch4:pme) from `/opt/pme-mpich`: MPI over raw Ethernet frames (EtherType 0x88B5) on the data interface, default settings; device: ring (the default without /dev/pme)' \
     '- verification: 23 of 24 results verified; **1 FAILED**, left out of the medians' \
     '### Scenario quick' \
     "nodes=2 topology=switch ppn=1 mtu=9000 rate=none loss=0 iface=eth0 ucx_devices=eth0: 2 ranks on $cores cores$over. Runs: \`pingpong@8 bw@1m;halo3d@4,16\`." \

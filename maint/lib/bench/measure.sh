@@ -6,8 +6,8 @@
 #
 # Owns: the header lines of raw.csv, runs.csv and floor.csv; meta (the variables the
 # report needs, in `declare -p` form); la, lb (the sides' labels), a_mpicc, a_mpiexec,
-# pme_version, tcp_version, ucx_version, machine, started, load0, load1; measure,
-# check_pme_mpich, build_programs.
+# pme_version, pme_device, tcp_version, ucx_version, machine, started, load0, load1;
+# measure, check_pme_mpich, build_programs, default_device.
 # Expects: options.sh, scenarios.sh, run.sh, floor.sh; top, here, vc, tcp_mpicc,
 # tcp_mpiexec, command_line, work, out, logs, clusters; root.
 # The globals named under "Expects" are assigned by the other parts:
@@ -45,6 +45,7 @@ measure() {
     load0=$(cut -d' ' -f1-3 /proc/loadavg)
     ucx_version=$(dpkg-query -W -f '${Version}' libucx0 2>/dev/null || echo unknown)
     tcp_version=$(dpkg-query -W -f '${Version}' mpich 2>/dev/null || echo unknown)
+    pme_device=$(default_device)
     say "output: $out"
 
     local si rep idx args
@@ -70,7 +71,22 @@ measure() {
     pme_prefix=${pme_prefix/#$HOME/\~}
     declare -p mode la lb reps time_s grace baseline_only pme_version pme_prefix pme_env \
         tcp_env tcp_version ucx_version machine started load0 load1 command_line sc_names \
-        >"$out/meta"
+        pme_device >"$out/meta"
+}
+
+# default_device: the device PME's ranks use, as PME_DEVICE=auto chooses it (pme_core's
+# dev.c): the kernel driver's when /dev/pme can be opened, else the raw-frame ring; or
+# the one --pme-env names.
+default_device() {
+    local v
+    for v in "${pme_env[@]}"; do
+        case $v in PME_DEVICE=*) echo "${v#PME_DEVICE=} (PME_DEVICE)" && return ;; esac
+    done
+    if [ -c /dev/pme ] && [ -r /dev/pme ] && [ -w /dev/pme ]; then
+        echo "kernel (/dev/pme, the default where the driver is loaded)"
+    else
+        echo "ring (the default without /dev/pme)"
+    fi
 }
 
 # check_pme_mpich: pme_prefix = an installed MPICH with the ch4:pme device: the one

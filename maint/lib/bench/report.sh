@@ -8,8 +8,8 @@
 # targets17.sh (target17_rows);
 # out (summary.csv, runs.csv, floor.csv, the .scenario files), here (maint/lib); the
 # variables of meta (mode la lb reps time_s grace baseline_only pme_version pme_prefix
-# pme_env tcp_env tcp_version ucx_version machine started load0 load1 command_line
-# sc_names) and plots.
+# pme_device pme_env tcp_env tcp_version ucx_version machine started load0 load1
+# command_line sc_names) and plots.
 # The globals named under "Expects" are assigned by the other parts:
 # shellcheck disable=SC2154
 
@@ -42,7 +42,7 @@ report_header() {
     if [ "$baseline_only" = 1 ]; then
         echo "- A and B: both Debian's MPICH $tcp_version (ch4:ucx), UCX $ucx_version held to TCP (\`UCX_TLS=tcp,self UCX_NET_DEVICES=<data interface>\`): a test of the runner, A/B should be near 1"
     else
-        echo "- $la: PME's MPICH ($pme_version, ch4:pme) from \`${pme_prefix/#$HOME/\~}\`: MPI over raw Ethernet frames (EtherType 0x88B5) on the data interface, default settings${pme_env[*]:+ plus ${pme_env[*]}}"
+        echo "- $la: PME's MPICH ($pme_version, ch4:pme) from \`${pme_prefix/#$HOME/\~}\`: MPI over raw Ethernet frames (EtherType 0x88B5) on the data interface, default settings${pme_env[*]:+ plus ${pme_env[*]}}${pme_device:+; device: $pme_device}"
         echo "- $lb (the baseline): Debian's MPICH $tcp_version (ch4:ucx) over UCX $ucx_version held to TCP on the same data interface: \`UCX_TLS=tcp,self UCX_NET_DEVICES=<data interface>\`${tcp_env[*]:+ plus ${tcp_env[*]}}"
     fi
     echo "- method: the same benchmark sources (test/perf) built with each MPI's mpicc; one maint/vcluster cluster per scenario (its data links also carry IPv4 for the baseline); runs interleaved A B A B, $reps repetitions, medians; ratios are $la/$lb (us: lower is better; MB/s and Mmsg/s: higher is better); $time_s s measured per size after warm-up"
