@@ -31,6 +31,12 @@ void pme_config_init(struct pme_config *cfg)
     cfg->rx_pool_bytes = 32u << 20;
     cfg->tx_pool_bytes = 32u << 20;
     cfg->credit_bytes = 256u << 10;
+    /* A bundle is also bounded by one frame. 4 KiB fills a frame at MTU 1500 and half
+     * of one at 9000: 16-byte messages are then 100 to a frame, past the point where
+     * the per-frame costs (system calls, headers, acknowledgements) still matter, and a
+     * smaller bundle holds less of the receiver's credit until its last message is
+     * released, and delays its first message less on a slow link. */
+    cfg->coalesce_bytes = 4096;
     cfg->rto_us = 1000;
     cfg->peer_timeout_ms = 60000;
     cfg->link_down_ms = 2000;
@@ -236,6 +242,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_RX_POOL", rx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
     NUM("PME_TX_POOL", tx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
+    NUM("PME_COALESCE", coalesce_bytes, 65535, 1, "a size such as 4k (at most 64k), or 0 for never")
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
     NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")

@@ -2,11 +2,95 @@
  * eager.c - eager messages: copied at the sender into a queue item (so the send
  * completes at once), sent as DATA fragments on the peer's eager credit, assembled at
  * the receiver into one receive-pool buffer and handed out whole as PME_EV_MSG.
+ *
+ * Small messages are coalesced. A message to a peer with nothing unacknowledged on its
+ * in-order rail goes at once (latency stays as it was); one sent while frames are in
+ * flight or items wait there waits for the next progress pass instead, and the small
+ * messages that meet at the tail of the queue travel as one bundle (pme_wire.h,
+ * PME_DATA_BUNDLE): one frame, one order number and one credit charge for many
+ * messages, which alone paid each its own headers, system calls and acknowledgement.
  */
 #include <arpa/inet.h>
 #include <string.h>
 
 #include "msg.h"
+
+#define BUNDLE_HDR ((uint32_t)sizeof(struct pme_wire_bundle))
+#define REC_HDR ((uint32_t)sizeof(struct pme_wire_rec))
+/* A bundle's bytes when its first message (of len bytes) becomes its first record. */
+#define FIRST_REC_END(len) (BUNDLE_HDR + REC_HDR + (len))
+
+static void copy_msg(uint8_t *dst, const void *hdr, size_t hdr_len, const struct iovec *iov,
+                     int iovcnt)
+{
+    if (hdr_len)
+        memcpy(dst, hdr, hdr_len);
+    size_t off = hdr_len;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(dst + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+}
+
+static void put_rec(uint8_t *at, uint32_t len, uint16_t hdr_len)
+{
+    struct pme_wire_rec rec = {htonl(len), htons(hdr_len), 0};
+    memcpy(at, &rec, sizeof(rec));
+}
+
+/* The largest bundle a message to the peer may join now, or 0 when it goes at once:
+ * coalescing is off, the peer cannot take bundles, or nothing waits on its in-order
+ * rail (there is nothing to wait for). */
+static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || !p->takes_bundles ||
+        !p->rail[p->primary].q_head)
+        return 0;
+    uint32_t lim = pme_link_data_room(p);
+    if (ep->cfg.coalesce_bytes < lim)
+        lim = (uint32_t)ep->cfg.coalesce_bytes;
+    return lim;
+}
+
+/* Append the message to the last item of the peer's in-order queue when that is a
+ * small DATA item nobody has started or charged yet and the bundle stays within lim,
+ * the item's room and the peer's grant; false when it must have an item of its own. */
+static bool bundle_append(struct pme_ep *ep, struct pme_peer *p, uint32_t lim,
+                          const void *hdr, size_t hdr_len, const struct iovec *iov,
+                          int iovcnt, uint32_t total)
+{
+    struct pme_txmsg *m = p->rail[p->primary].q_tail;
+    if (!m || m->type != PME_T_DATA || m->started || m->charged || !m->room ||
+        m->nrec == UINT16_MAX)
+        return false;
+    uint32_t end = m->nrec ? m->total : FIRST_REC_END(m->total);
+    uint32_t at = pme_wire_rec_after(end);
+    uint64_t after = (uint64_t)at + REC_HDR + total;
+    if (after > m->room || after > lim || pme_wire_pool_cost((uint32_t)after) > p->credit_grant)
+        return false;
+    uint32_t before = m->total;
+    if (!m->nrec) {
+        /* Its message becomes the bundle's first record. */
+        memmove(m->data + FIRST_REC_END(0), m->data, m->total);
+        put_rec(m->data + BUNDLE_HDR, m->total, m->hdr_len);
+        m->hdr_len = 0;
+        m->aux = PME_DATA_BUNDLE;
+        m->nrec = 1;
+        ep->ctr->tx_bundles++;
+        ep->ctr->tx_bundled++;
+    }
+    memset(m->data + end, 0, at - end); /* no stale bytes of the cache on the wire */
+    put_rec(m->data + at, total, (uint16_t)hdr_len);
+    copy_msg(m->data + at + REC_HDR, hdr, hdr_len, iov, iovcnt);
+    m->nrec++;
+    struct pme_wire_bundle bh = {htons(m->nrec), 0, 0};
+    memcpy(m->data, &bh, sizeof(bh));
+    m->total = (uint32_t)after;
+    m->cost = pme_wire_pool_cost(m->total);
+    ep->tx_used += m->total - before;
+    ep->ctr->tx_bundled++;
+    return true;
+}
 
 int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hdr_len,
                    const struct iovec *iov, int iovcnt, uint64_t total, unsigned flags,
@@ -15,24 +99,32 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (ep->tx_used + total > ep->cfg.tx_pool_bytes && ep->tx_used)
         return PME_EAGAIN;
-    struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, total);
-    if (!m)
-        return PME_ERR_NOMEM;
-    m->total = (uint32_t)total;
-    m->hdr_len = (uint16_t)hdr_len;
-    m->cost = pme_wire_pool_cost(m->total);
-    if (hdr_len)
-        memcpy(m->data, hdr, hdr_len);
-    size_t off = hdr_len;
-    for (int i = 0; i < iovcnt; i++) {
-        memcpy(m->data + off, iov[i].iov_base, iov[i].iov_len);
-        off += iov[i].iov_len;
+    uint32_t lim = bundle_limit(ep, p);
+    bool wait = lim && bundle_append(ep, p, lim, hdr, hdr_len, iov, iovcnt, (uint32_t)total);
+    if (!wait) {
+        /* An item of its own: with room for more when another small message could join
+         * it before the next pass. */
+        uint32_t room = 0;
+        if (lim && pme_wire_rec_after(FIRST_REC_END((uint32_t)total)) + REC_HDR <= lim)
+            room = lim;
+        struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, room ? room : total);
+        if (!m)
+            return PME_ERR_NOMEM;
+        m->total = (uint32_t)total;
+        m->hdr_len = (uint16_t)hdr_len;
+        m->cost = pme_wire_pool_cost(m->total);
+        m->room = room;
+        copy_msg(m->data, hdr, hdr_len, iov, iovcnt);
+        ep->tx_used += total;
+        pme_link_enqueue(ep, idx, m);
+        wait = room != 0;
     }
-    ep->tx_used += total;
     ep->ctr->tx_msgs++;
     p->ctr->tx_msgs++;
-    pme_link_enqueue(ep, idx, m);
-    pme_link_pump(ep, idx);
+    if (wait)
+        pme_peer_mark_dirty(ep, idx); /* the next progress pass sends it */
+    else
+        pme_link_pump(ep, idx);
     if (flags & PME_SEND_NO_EVENT)
         return PME_DONE;
     struct pme_event *e = pme_evq_push(ep, PME_EV_SEND_DONE, PME_OK, idx);
@@ -40,13 +132,79 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
     return PME_OK;
 }
 
+/* ---- receiving ---- */
+
+static void push_msg(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
+                     struct pme_rxbuf *b, uint8_t *at, uint16_t hdr_len, uint32_t len)
+{
+    struct pme_event *e = pme_evq_push(ep, PME_EV_MSG, PME_OK, idx);
+    e->hdr = at;
+    e->hdr_len = hdr_len;
+    e->data = at + hdr_len;
+    e->data_len = len - hdr_len;
+    e->priv_ = b;
+    ep->ctr->rx_msgs++;
+    p->ctr->rx_msgs++;
+}
+
+/* How many records the bundle in b holds, every one checked to lie within it as
+ * pme_wire.h lays them out; 0 when one does not (nothing is read past b->len). */
+static unsigned bundle_check(const struct pme_rxbuf *b)
+{
+    if (b->len < FIRST_REC_END(0))
+        return 0;
+    struct pme_wire_bundle bh;
+    memcpy(&bh, b->data, sizeof(bh));
+    unsigned count = ntohs(bh.count);
+    uint32_t at = BUNDLE_HDR;
+    for (unsigned i = 0; i < count; i++) {
+        if (at > b->len || b->len - at < REC_HDR)
+            return 0;
+        struct pme_wire_rec rec;
+        memcpy(&rec, b->data + at, sizeof(rec));
+        uint32_t len = ntohl(rec.len);
+        if (len > b->len - at - REC_HDR || ntohs(rec.hdr_len) > len)
+            return 0;
+        uint32_t end = at + REC_HDR + len;
+        if (i + 1 == count)
+            return end == b->len ? count : 0;
+        at = pme_wire_rec_after(end);
+    }
+    return 0; /* count 0 */
+}
+
+/* A bundle assembled: every record checked first, then one event each, in order,
+ * sharing the buffer, which returns to the pool with the last release. */
+static void deliver_bundle(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
+                           struct pme_rxbuf *b)
+{
+    unsigned n = bundle_check(b);
+    if (!n) {
+        ep->ctr->drop_bad_header++;
+        pme_rxbuf_free(ep, b);
+        return;
+    }
+    b->refs = n;
+    uint32_t at = BUNDLE_HDR;
+    for (unsigned i = 0; i < n; i++) {
+        struct pme_wire_rec rec;
+        memcpy(&rec, b->data + at, sizeof(rec));
+        uint32_t len = ntohl(rec.len);
+        push_msg(ep, idx, p, b, b->data + at + REC_HDR, ntohs(rec.hdr_len), len);
+        at = pme_wire_rec_after(at + REC_HDR + len);
+    }
+    ep->ctr->rx_bundles++;
+}
+
 /* An eager fragment in sequence: the first one allocates the message's buffer (on the
- * peer's credit), each lands at its offset, the last one makes the event. */
+ * peer's credit), each lands at its offset, the last one makes the event (or, for a
+ * bundle, the events). */
 int pme_eager_on_data(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr *wh,
                       const uint8_t *sub, size_t len, uint16_t flags)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    if (len < sizeof(struct pme_wire_frag)) {
+    uint16_t aux = ntohs(wh->aux);
+    if (len < sizeof(struct pme_wire_frag) || (aux && aux != PME_DATA_BUNDLE)) {
         ep->ctr->drop_bad_header++;
         return 0;
     }
@@ -56,7 +214,7 @@ int pme_eager_on_data(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_h
     uint32_t total = ntohl(fr->total), off = ntohl(fr->offset);
     uint16_t hdr_len = ntohs(fr->hdr_len);
     if (flags & PME_F_FIRST) {
-        if (off != 0 || hdr_len > total || total > (1u << 30)) {
+        if (off != 0 || hdr_len > total || total > (1u << 30) || (aux && hdr_len)) {
             ep->ctr->drop_bad_header++;
             return 0;
         }
@@ -75,29 +233,26 @@ int pme_eager_on_data(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_h
             p->asm_off = 0;
             p->asm_order = order;
         }
+        p->asm_buf->bundle = aux == PME_DATA_BUNDLE;
     }
     struct pme_rxbuf *b = p->asm_buf;
-    if (!b || off != p->asm_off || plen > b->len - off || total != b->len) {
+    if (!b || off != p->asm_off || plen > b->len - off || total != b->len ||
+        b->bundle != (aux == PME_DATA_BUNDLE)) {
         ep->ctr->drop_bad_header++;
         return 0;
     }
     memcpy(b->data + off, payload, plen);
     p->asm_off += plen;
     if (flags & PME_F_LAST) {
+        p->asm_buf = NULL;
         if (p->asm_off != b->len) {
             ep->ctr->drop_bad_header++;
             pme_rxbuf_free(ep, b);
+        } else if (b->bundle) {
+            deliver_bundle(ep, idx, p, b);
         } else {
-            struct pme_event *e = pme_evq_push(ep, PME_EV_MSG, PME_OK, idx);
-            e->hdr = b->data;
-            e->hdr_len = b->hdr_len;
-            e->data = b->data + b->hdr_len;
-            e->data_len = b->len - b->hdr_len;
-            e->priv_ = b;
-            ep->ctr->rx_msgs++;
-            p->ctr->rx_msgs++;
+            push_msg(ep, idx, p, b, b->data, b->hdr_len, b->len);
         }
-        p->asm_buf = NULL;
     }
     return 0;
 }

@@ -44,18 +44,21 @@ int pme_evq_pop(struct pme_ep *ep, struct pme_event *ev)
 void pme_evq_release(struct pme_ep *ep, struct pme_event *ev)
 {
     if (ev->type == PME_EV_MSG && ev->priv_) {
-        pme_rxbuf_free(ep, ev->priv_);
+        pme_rxbuf_release(ep, ev->priv_);
         ev->priv_ = NULL;
     }
 }
 
-/* The endpoint closes: messages still queued own receive buffers. */
+/* The endpoint closes: messages still queued hold receive buffers (those of a bundle
+ * one between them, freed with the last). */
 void pme_evq_free(struct pme_ep *ep)
 {
     struct pme_event ev;
-    while (pme_evq_pop(ep, &ev))
-        if (ev.type == PME_EV_MSG)
-            pme_cache_free(&ep->cache, ev.priv_);
+    while (pme_evq_pop(ep, &ev)) {
+        struct pme_rxbuf *b = ev.priv_;
+        if (ev.type == PME_EV_MSG && b && --b->refs == 0)
+            pme_cache_free(&ep->cache, b);
+    }
     free(ep->evq.ev);
     memset(&ep->evq, 0, sizeof(ep->evq));
 }

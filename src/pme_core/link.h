@@ -104,6 +104,8 @@ void pme_rail_enqueue(struct pme_peer *p, unsigned k, struct pme_txmsg *m);
 struct pme_txmsg **pme_link_ordered_queue(struct pme_ep *ep, pme_peer_t idx,
                                           struct pme_txmsg ***tail, struct pme_txmsg ***cur);
 void pme_link_pump(struct pme_ep *ep, pme_peer_t idx);
+/* Bytes of hdr||data one DATA frame to the peer carries. */
+uint32_t pme_link_data_room(const struct pme_peer *p);
 void pme_link_flush(struct pme_ep *ep);
 void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t ack);
 void pme_link_rewind(struct pme_rail *r, uint32_t seq);

@@ -238,6 +238,7 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
         return;
     }
     p->takes_rma = !!(ntohl(h->features) & PME_FEAT_RMA);
+    p->takes_bundles = !!(ntohl(h->features) & PME_FEAT_BUNDLE);
     if (r->wh->type == PME_T_HELLO) {
         if (!rx_open(ep, r, h))
             return;

@@ -42,6 +42,11 @@ static uint32_t frag_bytes(const struct pme_peer *p, int type)
     }
 }
 
+uint32_t pme_link_data_room(const struct pme_peer *p)
+{
+    return frag_bytes(p, PME_T_DATA);
+}
+
 /* Fix an item's place in its rail's sequence space the first time it goes out. */
 static void start_msg(const struct pme_peer *p, struct pme_rail *r, struct pme_txmsg *m)
 {

@@ -87,7 +87,8 @@ static void credit_known(struct pme_ep *ep, pme_peer_t idx)
     for (struct pme_txmsg **pp = pme_link_ordered_queue(ep, idx, &tail, &cur); *pp;
          pp = &(*pp)->next) {
         struct pme_txmsg *m = *pp, *rts;
-        if (m->type != PME_T_DATA || m->started || m->cost <= p->credit_grant ||
+        /* (A bundle is never larger than the grant it was made under.) */
+        if (m->type != PME_T_DATA || m->started || m->nrec || m->cost <= p->credit_grant ||
             pme_rndv_convert(ep, idx, m, &rts) != PME_OK)
             continue;
         rts->next = m->next;

@@ -49,7 +49,10 @@ int pme_rndv_zc_landed(struct pme_ep *ep, const struct pme_rndv *r, uint64_t off
 /* pool.c: the endpoint's receive budget and the eager credit drawn from it */
 struct pme_rxbuf *pme_rxbuf_alloc(struct pme_ep *ep, pme_peer_t idx, uint32_t len,
                                   bool on_credit);
+/* Free b whatever holds it (its assembly failed, its peer went away). */
 void pme_rxbuf_free(struct pme_ep *ep, struct pme_rxbuf *b);
+/* An event done with b: freed with the last of its references (a bundle's messages). */
+void pme_rxbuf_release(struct pme_ep *ep, struct pme_rxbuf *b);
 uint32_t pme_pool_grant(struct pme_ep *ep);
 void pme_pool_release_peer(struct pme_ep *ep, struct pme_peer *p);
 

@@ -148,6 +148,9 @@ struct pme_config {
     size_t rx_pool_bytes;       /* receive pool of the endpoint         PME_RX_POOL */
     size_t tx_pool_bytes;       /* eager send copies of the endpoint    PME_TX_POOL */
     size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
+    size_t coalesce_bytes;      /* small eager messages to one peer queued behind
+                                 * unacknowledged frames travel as bundles of at most
+                                 * this many bytes (0: each alone)      PME_COALESCE */
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     unsigned link_down_ms;      /* owing this long over an interface that is down or has
@@ -403,6 +406,9 @@ struct pme_counters {
     uint64_t retransmits, rto_fired;
     uint64_t ack_tx, ack_rx, lose_tx, lose_rx, stop_tx, stop_rx, go_tx, go_rx;
     uint64_t credit_tx, credit_rx, credit_stalls, window_stalls;
+    uint64_t tx_bundles;    /* bundles of small messages made (PME_COALESCE) */
+    uint64_t tx_bundled;    /* messages that went in them */
+    uint64_t rx_bundles;    /* bundles received and delivered */
     uint64_t drop_short, drop_foreign_key, drop_version, drop_crc, drop_not_mine,
              drop_out_of_order, drop_duplicate, drop_no_buffer, drop_unknown_peer,
              drop_bad_header;
@@ -421,6 +427,7 @@ struct pme_counters {
     X(retransmits) X(rto_fired) \
     X(ack_tx) X(ack_rx) X(lose_tx) X(lose_rx) X(stop_tx) X(stop_rx) X(go_tx) X(go_rx) \
     X(credit_tx) X(credit_rx) X(credit_stalls) X(window_stalls) \
+    X(tx_bundles) X(tx_bundled) X(rx_bundles) \
     X(drop_short) X(drop_foreign_key) X(drop_version) X(drop_crc) X(drop_not_mine) \
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \

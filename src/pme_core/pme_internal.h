@@ -76,6 +76,10 @@ struct pme_rxbuf {
     uint32_t len;
     uint16_t hdr_len;
     uint8_t on_credit;      /* charged to the peer's credit (eager), not to free space */
+    uint8_t bundle;         /* eager: a bundle of messages (PME_DATA_BUNDLE) */
+    /* Events pointing into it (the messages of a bundle share one buffer): it returns
+     * to the pool, and its cost to the peer's credit, when the last is released. */
+    uint32_t refs;
     /* Callers read headers and payloads through typed pointers: keep them aligned as
      * malloc would (the header of a message is padded to 8 bytes by its sender). */
     _Alignas(16) uint8_t data[];
@@ -173,7 +177,10 @@ struct pme_txmsg {
     uint8_t started;        /* first_seq/nframes are fixed */
     uint8_t charged;        /* DATA: its cost is in credit_used (stays so if it moves) */
     uint16_t hdr_len;       /* DATA, RTS: bytes of user header at the start of data */
-    uint16_t aux;           /* CTS: PME_CTS_DISCARD */
+    uint16_t aux;           /* CTS: PME_CTS_DISCARD; DATA: PME_DATA_BUNDLE */
+    uint16_t nrec;          /* DATA: messages in it when a bundle, else 0 */
+    uint32_t room;          /* DATA: bytes data[] holds when more messages may join it
+                             * (eager.c), 0 when it holds exactly `total` */
     uint32_t first_seq;
     uint32_t nframes;
     uint32_t frag;          /* payload bytes per frame */
@@ -236,6 +243,8 @@ struct pme_peer {
     uint32_t node;
     uint16_t ep_id;
     bool routed;            /* rail 0 comes from the route file, not the address */
+    bool takes_bundles;     /* its HELLO or HELLO_ACK announced PME_FEAT_BUNDLE (here: a
+                             * hole the struct had) */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     uint8_t nrails;         /* rails allocated (the endpoint's, 1 on a mesh) */
     uint8_t peer_rails;     /* rails the peer has (its address or HELLO; 0: not known) */

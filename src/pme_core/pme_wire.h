@@ -118,6 +118,42 @@ struct pme_wire_frag {
 	__be16 pad;
 } __attribute__((packed));
 
+/*
+ * PME_T_DATA with hdr.aux = PME_DATA_BUNDLE (on every fragment): a bundle, several
+ * small messages to one peer carried as one message (one order number, one credit
+ * charge of pme_wire_pool_cost(total)), sent only to a peer that announced
+ * PME_FEAT_BUNDLE. Its bytes (pme_wire_frag.total of them, hdr_len 0) are a
+ * pme_wire_bundle, then `count` records, each a pme_wire_rec followed by the len bytes
+ * of one message's user header and data. The first record starts at byte 8, each next
+ * one at pme_wire_rec_after(the end of the bytes before it), and the last one ends the
+ * bundle: so every message's bytes start at a multiple of PME_BUNDLE_ALIGN from the
+ * bundle's start, and a receiver hands each out where it lies, aligned as a single
+ * message's. A receiver checks every record against the bundle's length before it
+ * delivers any. Other values of hdr.aux on PME_T_DATA are not defined.
+ */
+#define PME_DATA_BUNDLE 1
+
+struct pme_wire_bundle {
+	__be16 count;           /* records, at least 1 */
+	__be16 pad;
+	__be32 pad2;
+} __attribute__((packed));
+
+struct pme_wire_rec {
+	__be32 len;             /* bytes of user header + data after this record header */
+	__be16 hdr_len;         /* bytes of user header at their start */
+	__be16 pad;
+} __attribute__((packed));
+
+#define PME_BUNDLE_ALIGN 16u
+
+/* Where the record after one whose bytes end at `end` starts. */
+static inline __u32 pme_wire_rec_after(__u32 end)
+{
+	return ((end + PME_BUNDLE_ALIGN - 1) & ~(PME_BUNDLE_ALIGN - 1)) +
+	       (__u32)sizeof(struct pme_wire_rec);
+}
+
 /* PME_T_RTS, followed by the user header. */
 struct pme_wire_rts {
 	__be32 send_id;         /* the sender's handle, echoed in CTS */
@@ -157,6 +193,7 @@ struct pme_wire_hello {
 
 /* pme_wire_hello.features */
 #define PME_FEAT_RMA      0x00000001u /* takes PME_T_RMA frames (one-sided communication) */
+#define PME_FEAT_BUNDLE   0x00000002u /* takes bundles (PME_T_DATA, PME_DATA_BUNDLE) */
 
 /*
  * PME_T_RMA: one-sided communication. The origin's requests name a window the target

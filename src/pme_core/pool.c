@@ -72,12 +72,20 @@ struct pme_rxbuf *pme_rxbuf_alloc(struct pme_ep *ep, pme_peer_t idx, uint32_t le
     b->len = len;
     b->hdr_len = 0;
     b->on_credit = on_credit;
+    b->bundle = 0;
+    b->refs = 1;
     if (on_credit) {
         p->credit_consumed += cost;
         ep->rx_reserved -= cost;
     }
     ep->rx_used += cost;
     return b;
+}
+
+void pme_rxbuf_release(struct pme_ep *ep, struct pme_rxbuf *b)
+{
+    if (--b->refs == 0)
+        pme_rxbuf_free(ep, b);
 }
 
 void pme_rxbuf_free(struct pme_ep *ep, struct pme_rxbuf *b)

@@ -27,6 +27,7 @@
 #include <hwloc.h>
 #endif
 
+#include "link.h"
 #include "progress.h"
 
 #define LOAD_SAMPLE_NS 20000000ull /* how often auto mode looks at the run queue */
@@ -261,6 +262,10 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
 
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 {
+    /* Sends that wait for a pass (small messages being coalesced) go before any sleep:
+     * the caller may be idle for a long time. */
+    if (ep->dirty.n)
+        pme_link_after_batch(ep);
     bool own_core = may_spin(ep);
     if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
         return;

@@ -120,7 +120,8 @@ static int open_endpoint(const char *path, struct endpoint *e)
     void *m = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     e->h = m == MAP_FAILED ? NULL : m;
-    if (e->h && e->h->magic != PME_SHM_MAGIC) {
+    /* A file of another layout (a process of another PME build) would be misread. */
+    if (e->h && (e->h->magic != PME_SHM_MAGIC || e->h->layout != PME_SHM_LAYOUT)) {
         munmap((void *)e->h, e->size);
         e->h = NULL;
     }

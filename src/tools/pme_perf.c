@@ -2,12 +2,15 @@
  * pme_perf - transport latency and bandwidth between two PME endpoints.
  *
  *   pme_perf server -i IFACE [-e EP] [--addr-file F]
- *   pme_perf client -i IFACE --peer ADDR [-t pingpong|stream|both] [-s SIZES] ...
+ *   pme_perf client -i IFACE --peer ADDR [-t pingpong|stream|both|msgrate] [-s SIZES] ...
  *
  * The client drives: for ping-pong it sends a message and the server echoes it; for
  * streaming it keeps a window of messages in flight and the server answers once it
- * has them all. Half round trip = elapsed / iterations / 2; bandwidth in MB/s
- * (10^6 bytes per second). With --verify every byte is checked.
+ * has them all; for the message rate it sends windows of messages back to back (as
+ * MPI_Isend does, with no progress call between them) and the server acknowledges each
+ * whole window, as OSU's bandwidth and message-rate tests do. Half round trip = elapsed
+ * / iterations / 2; bandwidth in MB/s (10^6 bytes per second); message rate in millions
+ * of messages per second. With --verify every byte is checked.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +23,8 @@
 
 #include "pme.h"
 
-enum op { OP_PING = 1, OP_STREAM = 2, OP_STREAM_END = 3, OP_STREAM_DONE = 4, OP_BYE = 5 };
+enum op { OP_PING = 1, OP_STREAM = 2, OP_STREAM_END = 3, OP_STREAM_DONE = 4, OP_BYE = 5,
+          OP_RATE = 6, OP_RATE_ACK = 7 };
 
 struct msg_hdr {
     uint32_t op;
@@ -224,10 +228,11 @@ static void check(uint64_t size, uint32_t seq, size_t len)
 
 static int server(const struct opts *o)
 {
+    uint64_t window_got = 0; /* messages of the current message-rate window */
     for (;;) {
         size_t len;
         struct msg_hdr h = recv_msg(&len);
-        if (o->verify && (h.op == OP_PING || h.op == OP_STREAM))
+        if (o->verify && (h.op == OP_PING || h.op == OP_STREAM || h.op == OP_RATE))
             check(h.size, h.seq, len);
         switch (h.op) {
         case OP_PING:
@@ -237,6 +242,12 @@ static int server(const struct opts *o)
             reap_sends(0, NULL, NULL);
             break;
         case OP_STREAM:
+            break;
+        case OP_RATE: /* count: the window's messages */
+            if (++window_got == h.count) {
+                send_msg(OP_RATE_ACK, h.seq, 0, window_got);
+                window_got = 0;
+            }
             break;
         case OP_STREAM_END:
             send_msg(OP_STREAM_DONE, h.seq, 0, h.count);
@@ -311,6 +322,36 @@ static double stream(const struct opts *o, uint64_t size, uint32_t *seq)
     return (double)count * (double)size / t / 1e6;
 }
 
+/* Windows of `window` messages sent back to back, each acknowledged as a whole by the
+ * server; returns millions of messages per second. */
+static double msgrate(const struct opts *o, uint64_t size, uint32_t *seq)
+{
+    uint64_t w = (uint64_t)o->window;
+    /* Aim at `seconds` assuming at most two million messages a second. */
+    uint64_t windows = (uint64_t)(o->seconds * 2e6 / (double)w);
+    if (windows < 10)
+        windows = 10;
+    fill(size, *seq, o->verify);
+    double t0 = 0;
+    for (uint64_t k = 0; k < windows + 10; k++) {
+        if (k == 10)
+            t0 = now_s(); /* ten windows untimed */
+        for (uint64_t i = 0; i < w; i++)
+            send_msg(OP_RATE, *seq, size, w);
+        size_t len;
+        struct msg_hdr h = recv_msg(&len);
+        if (h.op != OP_RATE_ACK || h.count != w) {
+            fprintf(stderr, "pme_perf: window answered by op %u count %llu\n", h.op,
+                    (unsigned long long)h.count);
+            exit(1);
+        }
+    }
+    double t = now_s() - t0;
+    reap_sends(0, NULL, NULL);
+    (*seq)++;
+    return (double)windows * (double)w / t / 1e6;
+}
+
 static uint64_t parse_size(const char *s)
 {
     char *end;
@@ -355,11 +396,12 @@ static void usage(void)
             "  -e, --ep ID         endpoint id (default: PME_EP_ID or a free one)\n"
             "  -p, --peer ADDR     the server's address (client)\n"
             "      --addr-file F   server: write the address to F\n"
-            "  -t, --test T        pingpong, stream or both (default both)\n"
+            "  -t, --test T        pingpong, stream, both (default) or msgrate\n"
             "  -s, --sizes S       e.g. 8,1k,1m or 1:4m (default 8,1k,64k,1m)\n"
             "  -n, --iters N       ping-pong iterations per size (default 10000)\n"
             "      --seconds S     stream duration target per size (default 1)\n"
-            "  -W, --window N      rendezvous sends in flight when streaming (default 16)\n"
+            "  -W, --window N      rendezvous sends in flight when streaming (default 16);\n"
+            "                      msgrate: messages per acknowledged window (default 64)\n"
             "      --wait MODE     spin, block or auto (default PME_WAIT or auto)\n"
             "  -k, --key K         job key (default PME_JOB_KEY or 0x5e5e)\n"
             "      --verify        check every byte\n"
@@ -370,7 +412,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {.iters = 10000, .warmup = 100, .window = 16, .seconds = 1,
+    struct opts o = {.iters = 10000, .warmup = 100, .window = 0, .seconds = 1,
                      .sizes = "8,1k,64k,1m", .test = "both"};
     struct pme_config cfg;
     char err[512];
@@ -418,6 +460,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "pme_perf: the client needs --peer ADDR (printed by the server)\n");
         return 2;
     }
+    int do_rate = !strcmp(o.test, "msgrate");
+    if (!o.window)
+        o.window = do_rate ? 64 : 16;
     if (o.iters < 1 || o.window < 1)
         usage();
     uint64_t sizes[64];
@@ -485,6 +530,15 @@ int main(int argc, char **argv)
             printf("pingpong,%s,%llu,%.3f,us\n", mode, (unsigned long long)sizes[i], us);
         else
             printf("pingpong size %llu: half-RTT %.2f us\n", (unsigned long long)sizes[i], us);
+        fflush(stdout);
+    }
+    for (int i = 0; i < nsizes && do_rate; i++) {
+        double mps = msgrate(&o, sizes[i], &seq);
+        if (o.csv)
+            printf("msgrate,%s,%llu,%.4f,Mmsg/s\n", mode, (unsigned long long)sizes[i], mps);
+        else
+            printf("msgrate size %llu: %.4f million messages/s (windows of %d)\n",
+                   (unsigned long long)sizes[i], mps, o.window);
         fflush(stdout);
     }
     for (int i = 0; i < nsizes && do_bw; i++) {

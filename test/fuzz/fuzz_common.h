@@ -97,12 +97,18 @@ static inline int fz_open(struct fz *z, uint8_t mode)
  * that depends on the offer, to reach truncation too). */
 static inline void fz_events(struct fz *z)
 {
-    struct pme_event ev;
+    /* Messages are released last to first, after the others: those of a bundle share
+     * one buffer, which must outlive all but the last release. */
+    struct pme_event ev, held[16];
+    unsigned nheld = 0;
     pme_progress(z->ep);
     while (pme_next_event(z->ep, &ev)) {
         if (ev.type == PME_EV_MSG) {
             z->msgs++;
-            pme_event_release(z->ep, &ev);
+            if (nheld < sizeof(held) / sizeof(held[0]))
+                held[nheld++] = ev;
+            else
+                pme_event_release(z->ep, &ev);
         } else if (ev.type == PME_EV_RECV_DONE) {
             z->landed++;
         } else if (ev.type == PME_EV_RTS) {
@@ -115,6 +121,8 @@ static inline void fz_events(struct fz *z)
                 pme_rndv_accept(z->ep, ev.rndv, &iov, 1, NULL);
         }
     }
+    while (nheld)
+        pme_event_release(z->ep, &held[--nheld]);
 }
 
 static inline void fz_close(struct fz *z)

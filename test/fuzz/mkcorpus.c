@@ -93,6 +93,33 @@ static void eager(size_t n, size_t frag)
     }
 }
 
+/* A bundle (PME_DATA_BUNDLE) of n messages of lens[i] bytes (the first 4 of each its
+ * header), in fragments of frag bytes; with `spoil` its count claims one more record
+ * than it has (the receiver drops it whole). */
+static void bundle(unsigned n, const uint32_t *lens, size_t frag, int spoil)
+{
+    static uint8_t b[1024], sub[2048];
+    memset(b, 0, sizeof(b));
+    struct pme_wire_bundle bh = {htons((uint16_t)(n + (spoil ? 1 : 0))), 0, 0};
+    memcpy(b, &bh, sizeof(bh));
+    uint32_t at = sizeof(bh), end = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct pme_wire_rec r = {htonl(lens[i]), htons(lens[i] < 4 ? 0 : 4), 0};
+        memcpy(b + at, &r, sizeof(r));
+        memset(b + at + sizeof(r), 'b', lens[i]);
+        end = at + (uint32_t)sizeof(r) + lens[i];
+        at = pme_wire_rec_after(end);
+    }
+    for (size_t off = 0; off < end; off += frag) {
+        size_t plen = end - off < frag ? end - off : frag;
+        struct pme_wire_frag fh = {htonl(end), htonl((uint32_t)off), 0, 0};
+        memcpy(sub, &fh, sizeof(fh));
+        memcpy(sub + sizeof(fh), b + off, plen);
+        uint16_t flags = (off == 0 ? PME_F_FIRST : 0) | (off + plen >= end ? PME_F_LAST : 0);
+        emit(PME_T_DATA, fp.snd_nxt++, 1, flags, PME_DATA_BUNDLE, sub, sizeof(fh) + plen);
+    }
+}
+
 /* The fake peer offers n bytes; the endpoint accepts (fz_events); the data follows. */
 static void rendezvous(uint64_t n)
 {
@@ -228,6 +255,14 @@ int main(int argc, char **argv)
         eager(0, 1400);
         CHECK(z.msgs == 3, "the eager scenario delivered %u messages, not 3", z.msgs);
         save(argv[1], "eager", m);
+        start(m);
+        handshake(m);
+        static const uint32_t lens[] = {12, 0, 4, 300, 40};
+        bundle(5, lens, 1400, 0);
+        bundle(5, lens, 100, 0); /* a bundle of several fragments */
+        bundle(3, lens, 1400, 1);
+        CHECK(z.msgs == 10, "the bundle scenario delivered %u messages, not 10", z.msgs);
+        save(argv[1], "bundle", m);
         start(m);
         handshake(m);
         rendezvous(5000);

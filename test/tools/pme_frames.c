@@ -117,6 +117,30 @@ static size_t data_frame(uint8_t *buf, const struct pme_wire_keys *k, uint32_t t
     return build(buf, k, PME_T_DATA, fl, &fr, sizeof(fr), bytes, n);
 }
 
+/* A bundle (PME_DATA_BUNDLE) of one message (its n bytes, hdr_len of them header) and
+ * an empty one, in one DATA frame; `claim` is the second record's length as written
+ * (0 for a good bundle, more to make it overrun the bundle). */
+static size_t bundle_frame(uint8_t *buf, const struct pme_wire_keys *k, const uint8_t *msg,
+                           size_t n, uint16_t hdr_len, uint32_t claim)
+{
+    uint8_t b[1024] = {0};
+    struct pme_wire_bundle bh = {htons(2), 0, 0};
+    memcpy(b, &bh, sizeof(bh));
+    struct pme_wire_rec r0 = {htonl((uint32_t)n), htons(hdr_len), 0};
+    memcpy(b + 8, &r0, sizeof(r0));
+    memcpy(b + 16, msg, n);
+    uint32_t at = pme_wire_rec_after(16 + (uint32_t)n);
+    struct pme_wire_rec r1 = {htonl(claim), 0, 0};
+    memcpy(b + at, &r1, sizeof(r1));
+    uint32_t total = at + (uint32_t)sizeof(r1);
+    struct pme_wire_frag fr = {htonl(total), 0, 0, 0};
+    size_t len = build(buf, k, PME_T_DATA, PME_F_FIRST | PME_F_LAST, &fr, sizeof(fr), b, total);
+    hdr_of(buf)->aux = htons(PME_DATA_BUNDLE);
+    struct pme_dev_frame df = {.iov = {{buf, len}}, .iovcnt = 1};
+    pme_wire_seal(k, &self_a, (uint64_t)nframes + 1, &df);
+    return len;
+}
+
 /* Frames that must decode cleanly: one or more of every type. */
 static void good_frames(void)
 {
@@ -152,6 +176,13 @@ static void good_frames(void)
     memcpy(m + n, "port", 4);
     emit(f, data_frame(f, &k_crc, (uint32_t)n + 4, 0, (uint16_t)n, m, n + 4), "data_dynproc",
          "Good", "-", "handler=0,kind=1,port_tag=77");
+
+    /* A bundle: an MPI send and an empty message, each decoded on its own. */
+    n = netmod_hdr(m, 0, 0, 0);
+    n += mpidig_send_hdr(m + n, 3, 42, 0x1234, 1, 5);
+    memcpy(m + n, "hello", 5);
+    emit(f, bundle_frame(f, &k_crc, m, n + 5, (uint16_t)n, 0), "data_bundle", "Good", "-",
+         "handler=0,kind=0,port_tag=0,src_rank=3,tag=42,data_sz=5");
 
     /* A later fragment: data only, nothing for the netmod's decoder. */
     memset(m, 0x5a, 100);
@@ -260,6 +291,9 @@ static void bad_frames(void)
          "pme.expert.sub_short", "-");
     emit(f, data_frame(f, &k_crc, 100, 50, 0, m, 100), "fragment_outside", "Good",
          "pme.expert.bounds", "-");
+    memset(m, 0, 8);
+    emit(f, bundle_frame(f, &k_crc, m, 8, 0, 9), "bundle_overrun", "Good", "pme.expert.bounds",
+         "-");
 
     struct pme_wire_rma r = {.op = PME_RMA_NAK, .aop = PME_RMA_PUT, .req_id = htonl(7),
                              .status = htonl(PME_RMA_E_RANGE)};

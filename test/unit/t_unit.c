@@ -48,6 +48,15 @@ static void test_wire_layout(void)
     CHECK(sizeof(struct pme_wire_hello) == 16, "hello %zu", sizeof(struct pme_wire_hello));
     CHECK(sizeof(struct pme_wire_ping) == 16, "ping %zu", sizeof(struct pme_wire_ping));
     CHECK(sizeof(struct pme_wire_rma) == 32, "rma %zu", sizeof(struct pme_wire_rma));
+    CHECK(sizeof(struct pme_wire_bundle) == 8 && sizeof(struct pme_wire_rec) == 8,
+          "bundle %zu, record %zu", sizeof(struct pme_wire_bundle), sizeof(struct pme_wire_rec));
+    /* A bundle's records start 8 bytes past a multiple of 16, so that their messages
+     * start on one; an empty record takes 16 bytes. */
+    for (uint32_t end = 16; end < 200; end++) {
+        uint32_t next = pme_wire_rec_after(end);
+        CHECK(next % 16 == 8 && next >= end + 8 && next < end + 24, "after %u: %u", end, next);
+    }
+    CHECK(pme_wire_rec_after(16) == 24 && pme_wire_rec_after(17) == 40, "record placement");
     CHECK(sizeof(struct pme_wire_version_nak) == 16, "nak %zu",
           sizeof(struct pme_wire_version_nak));
     CHECK(offsetof(struct pme_wire_version_nak, src_ep) == 4, "nak src_ep moved");

@@ -224,6 +224,8 @@ function pme.dissector(tvb, pinfo, tree)
     local aux = tvb(36, 2):uint()
     if ftype == 3 then
         ai:add(F.cts_discard, tvb(36, 2))
+    elseif ftype == 1 then
+        ai:add(F.data_bundle, tvb(36, 2))
     end
     local function reserved(field, off, len)
         local item = t:add(field, tvb(off, len))
@@ -257,7 +259,8 @@ function pme.dissector(tvb, pinfo, tree)
     if not sub.known(ftype) then
         ti:add_proto_expert_info(E.type, "Frame type " .. ftype .. " is not one of wire version 2's")
     else
-        local ctx = { pinfo = pinfo, root = tree, discard = ftype == 3 and aux % 2 == 1 }
+        local ctx = { pinfo = pinfo, root = tree, discard = ftype == 3 and aux % 2 == 1,
+                      bundle = ftype == 1 and aux == W.DATA_BUNDLE }
         if pme.prefs.upper == UPPER_MPI then
             ctx.upper = netmod.dissect
         end

@@ -42,6 +42,7 @@ return function()
         CHECK_CRC = 0x0010, CHECK_MAC = 0x0020, KERNEL = 0x0040,
     }
     W.FLAGS_RESERVED = 0xFF80
+    W.DATA_BUNDLE = 1 -- hdr.aux of DATA: a bundle of small messages
 
     -- Wireshark's own names for a checksum's status (proto.h, PROTO_CHECKSUM_E_*), so
     -- that pme.check.status reads like tcp.checksum.status.
@@ -84,6 +85,8 @@ return function()
     field("credit", u32("pme.credit", "Credit limit granted", DEC))
     field("aux", u16("pme.aux", "Aux", HEX))
     field("cts_discard", ProtoField.bool("pme.aux.cts_discard", "Offer discarded", 16, nil, 0x0001))
+    field("data_bundle", ProtoField.bool("pme.aux.bundle", "Bundle of messages", 16, nil,
+        W.DATA_BUNDLE))
     field("reserved", u16("pme.reserved", "Reserved", HEX))
     field("incarnation", u32("pme.incarnation", "Incarnation", HEX))
     field("order", u32("pme.order", "Order number (in-order items; 0: none)", DEC))
@@ -99,6 +102,12 @@ return function()
     field("frag_offset", u32("pme.frag.offset", "Offset", DEC))
     field("frag_hdr_len", u16("pme.frag.hdr_len", "Message header bytes", DEC))
     field("frag_pad", u16("pme.frag.pad", "Padding", HEX))
+    field("bundle_count", u16("pme.bundle.count", "Messages in the bundle", DEC))
+    field("bundle_pad", u16("pme.bundle.pad", "Padding", HEX))
+    field("bundle_pad2", u32("pme.bundle.pad2", "Padding", HEX))
+    field("rec_len", u32("pme.bundle.rec_len", "Message bytes (header + data)", DEC))
+    field("rec_hdr_len", u16("pme.bundle.rec_hdr_len", "Message header bytes", DEC))
+    field("rec_pad", u16("pme.bundle.rec_pad", "Padding", HEX))
     field("rts_send_id", u32("pme.rts.send_id", "Send id", HEX))
     field("rts_hdr_len", u16("pme.rts.hdr_len", "Message header bytes", DEC))
     field("rts_pad", u16("pme.rts.pad", "Padding", HEX))

@@ -40,6 +40,49 @@ return function(W)
     -- need: bytes of its sub-header.
     local decoders = {}
 
+    -- A whole bundle (pme_wire.h, PME_DATA_BUNDLE) in this frame's payload from off:
+    -- each record with its message, as long as the records fit the bundle.
+    local function bundle(tvb, off, total, ctx)
+        local tree = ctx.tree
+        if total < 16 then
+            tree:add_proto_expert_info(E.bounds, "A bundle of " .. total .. " bytes holds no record")
+            return " bundle"
+        end
+        local count = tvb(off, 2):uint()
+        local bt = tree:add(F.bundle_count, tvb(off, 2))
+        pad(tree, F.bundle_pad, tvb(off + 2, 2))
+        pad(tree, F.bundle_pad2, tvb(off + 4, 4))
+        local at, info = 8, ""
+        for i = 1, count do
+            if at + 8 > total then
+                bt:add_proto_expert_info(E.bounds, string.format(
+                    "Record %d of %d starts past the bundle's %d bytes", i, count, total))
+                break
+            end
+            local len, hdr_len = tvb(off + at, 4):uint(), tvb(off + at + 4, 2):uint()
+            local rt = tree:add(tvb(off + at, math.min(8 + len, total - at)),
+                string.format("Message %d of %d: %d bytes, header %d", i, count, len, hdr_len))
+            rt:add(F.rec_len, tvb(off + at, 4))
+            rt:add(F.rec_hdr_len, tvb(off + at + 4, 2))
+            pad(rt, F.rec_pad, tvb(off + at + 6, 2))
+            local ends = at + 8 + len
+            if len > total - at - 8 or hdr_len > len or (i == count and ends ~= total) then
+                rt:add_proto_expert_info(E.bounds, string.format(
+                    "Record %d of %d (%d bytes, header %d) does not fit the bundle's %d bytes",
+                    i, count, len, hdr_len, total))
+                break
+            end
+            local sub = { tree = rt, upper = ctx.upper, pinfo = ctx.pinfo, root = ctx.root }
+            local one = len > 0 and tvb(off + at + 8, len):tvb() or nil
+            if one then
+                local m = payload(one, 0, hdr_len, sub, true)
+                if i == 1 then info = m end
+            end
+            at = math.floor((ends + 15) / 16) * 16 + 8
+        end
+        return string.format(" bundle of %d", count) .. info
+    end
+
     decoders[1] = { need = 12, name = "Fragment", fn = function(tvb, tree, ctx) -- DATA
         local total, offset, hdr_len = tvb(0, 4):uint(), tvb(4, 4):uint(), tvb(8, 2):uint()
         tree:add(F.frag_total, tvb(0, 4))
@@ -52,6 +95,13 @@ return function(W)
                 "Fragment of %d bytes at offset %d, message header %d bytes, in a message of %d bytes",
                 plen, offset, hdr_len, total))
             return string.format(" off=%d/%d", offset, total)
+        end
+        if ctx.bundle then
+            if offset == 0 and plen == total then
+                return string.format(" off=0/%d", total) .. bundle(tvb, 12, total, ctx)
+            end
+            payload(tvb, 12, 0, ctx, false) -- a fragment of a bundle: its bytes
+            return string.format(" off=%d/%d bundle", offset, total)
         end
         local hdr_here = offset < hdr_len and math.min(plen, hdr_len - offset) or 0
         local info = payload(tvb, 12, hdr_here, ctx, offset == 0 and hdr_here == hdr_len)

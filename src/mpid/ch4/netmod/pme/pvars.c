@@ -2,7 +2,8 @@
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
- * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs, pme_axes_colls
+ * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs, pme_tx_bundles,
+ * pme_tx_bundled, pme_axes_colls
  * (collectives along a torus's axes, coll_axes.c); and as strings
  * (class GENERIC, MPI_CHAR): the interface in use, pme_iface, and where the node sits
  * on a mesh, pme_topology and pme_coords.
@@ -33,6 +34,10 @@ static const struct pvar_def pvar_defs[] = {
      "Messages sent by PME's zero-copy rendezvous"},
     {"pme_rndv_recvs", offsetof(struct pme_counters, rx_rndv),
      "Messages received by PME's zero-copy rendezvous"},
+    {"pme_tx_bundles", offsetof(struct pme_counters, tx_bundles),
+     "Bundles of small messages PME sent as one (PME_COALESCE)"},
+    {"pme_tx_bundled", offsetof(struct pme_counters, tx_bundled),
+     "Small messages PME sent in bundles"},
 };
 
 static void get_counter(void *addr, void *obj_handle, int count, void *buf)
