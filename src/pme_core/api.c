@@ -8,6 +8,7 @@
 
 #include "counters_shm.h"
 #include "eplock.h"
+#include "link.h"
 #include "msg.h"
 #include "progress.h"
 
@@ -27,6 +28,14 @@ int pme_progress(pme_ep_t *ep)
     int n = pme_progress_pass(ep, true);
     pme_ep_unlock(ep);
     return n;
+}
+
+void pme_send_waiting(pme_ep_t *ep)
+{
+    pme_ep_lock(ep);
+    if (ep->dirty.n)
+        pme_link_after_batch(ep);
+    pme_ep_unlock(ep);
 }
 
 int pme_wait(pme_ep_t *ep, int timeout_ms)

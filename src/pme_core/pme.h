@@ -280,6 +280,11 @@ int pme_rndv_discard(pme_ep_t *ep, pme_rndv_t rndv);
 
 /* Make progress without sleeping; returns the number of events ready. */
 int pme_progress(pme_ep_t *ep);
+/* Send now what waits for the next pass: small messages held back behind frames in
+ * flight so that they travel together (PME_COALESCE). Reads no frames. For a caller
+ * that may not call PME again soon, such as the netmod after its event handlers sent
+ * answers; cheap when nothing waits. */
+void pme_send_waiting(pme_ep_t *ep);
 /* Make progress until an event is ready or timeout_ms passes (-1: for ever, still
  * bounded by the peers' timeouts), waiting as the config's wait mode says.
  * Returns the number of events ready, 0 on timeout. */

@@ -12,7 +12,8 @@
  *     that disagree, zero-length tricks) are dropped whole and counted, nothing of them
  *     delivered; a well-formed forged one is delivered (the control);
  *   - features: a peer that did not announce PME_FEAT_BUNDLE never gets one;
- *   - idle: a deferred message leaves when the caller only idles (pme_ep_idle), and
+ *   - idle: a deferred message leaves when the caller only idles (pme_ep_idle), when
+ *     it asks for it (pme_send_waiting, what the netmod calls after its handlers), and
  *     when it stops calling PME altogether (the liveness helper).
  */
 #include <arpa/inet.h>
@@ -469,6 +470,21 @@ static void test_idle(void)
     take(&lp, 1, 2, NULL);
     lp_close(&lp);
 
+    /* The caller leaves at once (the netmod after its handlers sent): pme_send_waiting. */
+    lp_open(&lp, NULL, NULL);
+    send_one(lp.a, lp.a_to_b, 0, 8);
+    take(&lp, 0, 1, NULL);
+    settle(&lp);
+    send_one(lp.a, lp.a_to_b, 1, 8);
+    send_one(lp.a, lp.a_to_b, 2, 8);
+    f0 = new_frames(lp.a);
+    pme_send_waiting(lp.a);
+    CHECK(new_frames(lp.a) == f0 + 1, "pme_send_waiting left a deferred send waiting");
+    pme_send_waiting(lp.a);
+    CHECK(new_frames(lp.a) == f0 + 1, "pme_send_waiting sent with nothing waiting");
+    take(&lp, 1, 2, NULL);
+    lp_close(&lp);
+
     /* The caller sends, then never calls PME again: the helper sends it. */
     lp_open(&lp, NULL, with_helper);
     send_one(lp.a, lp.a_to_b, 0, 8);
@@ -489,7 +505,8 @@ static void test_idle(void)
     }
     CHECK(got == 2, "%u of 2 messages came from a caller that stopped calling", got);
     CHECK(counters(lp.a).helper_passes > 0, "the helper never stepped in");
-    printf("idle: deferred sends left with pme_ep_idle, and by the helper after %.1f ms\n",
+    printf("idle: deferred sends left with pme_ep_idle, pme_send_waiting, and by the helper "
+           "after %.1f ms\n",
            (now_s() - t0) * 1e3);
     lp_close(&lp);
 }
