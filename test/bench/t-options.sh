@@ -71,9 +71,10 @@ scenario=rate1g nodes=2 topology=switch ppn=1 mtu=9000 rate=1gbit loss= env= run
 scenario=rate10g nodes=2 topology=switch ppn=1 mtu=9000 rate=10gbit loss= env= runs=pingpong@8,1k,64k bw@1k..4m bibw@1k..4m
 scenario=nodes4 nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m
 scenario=nodes2 nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=alltoall@64k,1m;isort@64k,1m
-scenario=nodes2spin nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=alltoall@64k,1m;isort@64k,1m$spin" \
+scenario=nodes2spin nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=alltoall@64k,1m;isort@64k,1m
+scenario=rma nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=put@8..4m get@8..4m putbw@8..4m getbw@8..4m$spin" \
     --full
-say "ok: --full: the README's scenarios into doc/perf (the PME_WAIT=spin control only on fewer than 4 cores: $(nproc) here)"
+say "ok: --full: the scenarios of doc/benchmarks.md into doc/perf (the PME_WAIT=spin control only on fewer than 4 cores: $(nproc) here)"
 
 expect "mode=custom reps=3 time_s=0.3 warm=0.1 ppiters=20000 out=
 raw=1 plots=1 keep=0 baseline_only=0 sizes= grace=10 timeout=
@@ -82,6 +83,13 @@ scenario=custom nodes=4 topology=torus:2x2 ppn=2 mtu=1500 rate=1gbit loss=1 env=
     --nodes=4 --topology torus:2x2 --ppn 2 --mtu 1500 --rate 1gbit --loss 1 \
     --bench pingpong@8,1k,bw,isort@1k..64k,allreduce,halo2d --pme-env A=1 --pme-env B=x=y --tcp-env C=3
 say "ok: a custom scenario: --bench grouped into point-to-point, collective and application runs; --pme-env/--tcp-env kept"
+
+expect "mode=custom reps=2 time_s=0.2 warm=0.1 ppiters=20000 out=
+raw=1 plots=1 keep=0 baseline_only=0 sizes= grace=10 timeout=
+pme_env= tcp_env=
+scenario=custom nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8;put@8,1k get putbw@4m getbw acc@4 epochput epochget epochacc" \
+    --bench put@8,1k,get,pingpong@8,putbw@4m,getbw,acc@4,epochput,epochget,epochacc --reps 2 --time 0.2
+say "ok: the one-sided benchmarks make a run of their own, after the others"
 
 # through maint/bench: --help, and bad usage
 help=$("$top/maint/bench" --help)

@@ -119,6 +119,45 @@ waitcase wait-missed 9.1667
 has wait-missed '| halo3d at 4: default waiting vs polling (PME_WAIT=spin), a core per rank | 11 us vs 9.167 us | 1.2 | <= 1.1 | **missed** |'
 say "ok: issue 17's waiting rows: the default against polling, in one run"
 
+# one-sided put and get (the rma scenario of --full), the same values in each of 3
+# repetitions, at 8 B and 1 MiB: put 5 and 400 us against 10 and 500 (worst 400/500 =
+# 0.8, met), get 6 and 600 against 12 and 500 (worst 1.2 at 1 MiB, missed); putbw 3 and
+# 2000 MB/s against 1 and 1000 (worst 2 at 1 MiB, met), getbw 0.9 and 2000 against 1
+# and 1000 (worst 0.9 at 8 B, missed): a latency's worst is its largest ratio, a
+# bandwidth's its smallest.
+rmacase() { # DIR
+    rm -rf "${tmp:?}/$1"
+    cp -r "$top/test/bench/canned" "$tmp/$1"
+    (cd "$tmp/$1" && for rep in 1 2 3; do
+        while read -r b z a c u; do
+            echo "rma,A,$rep,$b,$z,$a,$u,100,2,1000,0.2,0.1,0.1,0.1,ok"
+            echo "rma,B,$rep,$b,$z,$c,$u,100,2,1000,0.2,0.1,0.1,0.1,ok"
+        done <<'ROWS'
+put 8 5 10 us
+put 1048576 400 500 us
+get 8 6 12 us
+get 1048576 600 500 us
+putbw 8 3 1 MB/s
+putbw 1048576 2000 1000 MB/s
+getbw 8 0.9 1 MB/s
+getbw 1048576 2000 1000 MB/s
+ROWS
+    done >>raw.csv &&
+        echo "nodes=2 topology=switch ppn=1 mtu=9000 rate=none loss=0 iface=eth0 ucx_devices=eth0 runs=put@8,1m get@8,1m putbw@8,1m getbw@8,1m" >rma.scenario &&
+        sed -i 's/^declare -a sc_names=(\[0\]="quick")/declare -a sc_names=([0]="quick" [1]="rma")/' meta)
+    "$top/maint/bench" --report-only "$tmp/$1" --no-plots >"$tmp/$1.out" 2>"$tmp/$1.err" || true
+}
+rmacase rma
+has rma '### Scenario rma' '#### put (us, lower is better)' '#### getbw (MB/s, higher is better)' \
+    '| 1M | 600 | 500 | 1.20 | 50% | 50% |' \
+    '| put latency never slower than TCP (worst of 2 sizes: 1048576 B), rma | PME/TCP 0.8 | 0.8 | <= 1.0 | met |' \
+    '| get latency never slower than TCP (worst of 2 sizes: 1048576 B), rma | PME/TCP 1.2 | 1.2 | <= 1.0 | **missed** |' \
+    '| put bandwidth never below TCP (worst of 2 sizes: 1048576 B), rma | PME/TCP 2 | 2 | >= 1.0 | met |' \
+    '| get bandwidth never below TCP (worst of 2 sizes: 8 B), rma | PME/TCP 0.9 | 0.9 | >= 1.0 | **missed** |'
+! grep -q 'latency never slower\|bandwidth never below' "$tmp/as-measured/report.md" ||
+    fail "one-sided rows in a run without one-sided benchmarks"
+say "ok: issue 17's one-sided rows: put and get, latency and bandwidth, at their worst size"
+
 # without the failed result: all verified, exit 0; a ratio right at its goal meets it
 EDIT='/,fail$/d; s/raw-pp-spin,3\.[567]/raw-pp-spin,3.2/' report verified
 [ "$REPLY" = 0 ] || fail "all verified: exit $REPLY, expected 0 ($(cat "$tmp/verified.err"))"

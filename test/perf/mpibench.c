@@ -1,7 +1,7 @@
 /*
  * mpibench - PME's MPI benchmarks, one program, any MPI-3 library.
  *
- *   mpicc -O2 -o mpibench mpibench.c pt2pt.c coll.c halo.c isort.c
+ *   mpicc -O2 -o mpibench mpibench.c pt2pt.c coll.c halo.c isort.c rma.c
  *   mpiexec -n 2 ./mpibench [options] BENCH[@SIZES] ...
  *
  * For each benchmark and size the driver warms up while it calibrates how many
@@ -34,7 +34,8 @@
 static const struct bench *const all_benches[] = {
     &bench_pingpong, &bench_bw, &bench_bibw, &bench_msgrate, &bench_allreduce, &bench_reduce,
     &bench_alltoall, &bench_bcast, &bench_barrier, &bench_halo2d, &bench_halo3d,
-    &bench_isort,
+    &bench_isort, &bench_put, &bench_get, &bench_putbw, &bench_getbw, &bench_acc,
+    &bench_epochput, &bench_epochget, &bench_epochacc,
 };
 #define NBENCH (sizeof(all_benches) / sizeof(all_benches[0]))
 
@@ -65,6 +66,20 @@ void *bench_alloc(size_t bytes)
 void bench_free(void *p)
 {
     free(p);
+}
+
+int bench_pair_peer(const struct bench_ctx *c)
+{
+    int half = c->nranks / 2;
+    return c->rank == 0 ? half : c->rank == half ? 0 : -1;
+}
+
+int bench_window(const struct bench_ctx *c)
+{
+    const struct bench_opts *o = c->opts;
+    if (c->size == 0 || (size_t)o->window * c->size <= o->max_window_bytes)
+        return o->window;
+    return c->size > o->max_window_bytes ? 1 : (int)(o->max_window_bytes / c->size);
 }
 
 void pattern_fill(void *buf, size_t n, uint64_t seed)
@@ -316,7 +331,8 @@ static void usage(FILE *f)
             "  -t SEC    measured time per size (default 0.5)\n"
             "  -W SEC    warm-up and calibration time per size (default 0.1)\n"
             "  -n N      at most about N measured iterations per size (default 1000000)\n"
-            "  -w N      messages in flight in bw, bibw, msgrate (default 64)\n"
+            "  -w N      messages in flight in bw, bibw, msgrate, and operations per\n"
+            "            flush in putbw, getbw (default 64)\n"
             "  -s SIZES  sizes of the message benchmarks without @SIZES (default 0..4m)\n"
             "  -L SEC    time limit: sizes not begun by then are skipped (default none)\n"
             "  -l        list the benchmarks and their default sizes\n"

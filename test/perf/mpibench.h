@@ -1,6 +1,7 @@
 /*
  * mpibench.h - PME's MPI benchmarks: the interface between the driver (mpibench.c) and
- * the benchmarks (pt2pt.c, coll.c, halo.c, isort.c). Plain C99 and MPI-3, any mpicc.
+ * the benchmarks (pt2pt.c, coll.c, halo.c, isort.c, rma.c). Plain C99 and MPI-3, any
+ * mpicc.
  */
 #ifndef MPIBENCH_H
 #define MPIBENCH_H
@@ -20,7 +21,8 @@ struct bench_opts {
     double target_s; /* measured time per size */
     double warmup_s; /* warm-up (and calibration) time per size */
     long max_iters; /* cap on the measured iterations (all batches) */
-    int window; /* messages in flight in bw, bibw, msgrate */
+    int window; /* messages in flight in bw, bibw, msgrate; operations per flush in
+                 * putbw, getbw */
     size_t max_window_bytes; /* receive slots of one window, per rank */
     long check_every; /* ping-pong: verify the payload every this many round trips */
 };
@@ -62,9 +64,17 @@ extern const struct bench bench_pingpong, bench_bw, bench_bibw, bench_msgrate;
 extern const struct bench bench_allreduce, bench_reduce, bench_alltoall, bench_bcast,
     bench_barrier;
 extern const struct bench bench_halo2d, bench_halo3d, bench_isort;
+extern const struct bench bench_put, bench_get, bench_putbw, bench_getbw, bench_acc,
+    bench_epochput, bench_epochget, bench_epochacc;
 
 /* Helpers shared by the benchmarks. */
 void *bench_alloc(size_t bytes); /* page-aligned, touched, aborts on failure */
+/* Messages (or one-sided operations) of c->size bytes in a window: -w, fewer when their
+ * slots would take more than max_window_bytes (at least 1). */
+int bench_window(const struct bench_ctx *c);
+/* The pair of ranks that measure between nodes, 0 and N/2 (with hydra's block placement,
+ * on different nodes): the other rank of it, or -1 for a rank outside it. */
+int bench_pair_peer(const struct bench_ctx *c);
 void bench_free(void *p);
 /* The byte at offset i of a buffer tagged by seed: a pattern no other seed repeats. */
 static inline unsigned char pattern_byte(uint64_t seed, size_t i)

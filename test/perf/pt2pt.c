@@ -42,20 +42,11 @@ static int p2p_setup(struct bench_ctx *c, int all_pairs, int windowed)
         else if (c->rank < 2 * half)
             p->peer = c->rank - half;
     } else {
-        if (c->rank == 0)
-            p->peer = half, p->sender = 1;
-        else if (c->rank == half)
-            p->peer = 0;
+        p->peer = bench_pair_peer(c);
+        p->sender = c->rank == 0;
     }
     c->active = p->peer >= 0;
-    p->window = 1;
-    if (windowed) {
-        p->window = c->opts->window;
-        if (c->size > 0 && (size_t)p->window * c->size > c->opts->max_window_bytes)
-            p->window = c->size > c->opts->max_window_bytes
-                            ? 1
-                            : (int)(c->opts->max_window_bytes / c->size);
-    }
+    p->window = windowed ? bench_window(c) : 1;
     if (!c->active)
         return 0;
     p->sbuf = bench_alloc(c->size);

@@ -51,6 +51,8 @@ plan_scenarios() {
         # Waiting with a core per rank: PME's default against PME polling, in one run.
         scenario nodes2 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m"
         scenario nodes2spin 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m" PME_WAIT=spin
+        # One-sided put and get, latency and bandwidth, against the baseline's (issue 17).
+        scenario rma 2 switch 1 9000 "" "" "put@8..4m get@8..4m putbw@8..4m getbw@8..4m"
         # The control: 4 ranks on this machine's cores share them when it has fewer than 4,
         # where a library that polls (UCX) waits for the scheduler and PME's default waiting
         # sleeps. PME_WAIT=spin makes PME poll too: what remains is the transport.
@@ -66,9 +68,9 @@ plan_scenarios() {
 }
 
 # custom_runs LIST: REPLY = the runs of --bench LIST: one run per group (point-to-point,
-# collectives, applications), in that order, so that a run's benchmarks have the same
-# needs. LIST is comma-separated, and a comma followed by a digit continues the sizes
-# of the benchmark before it (pingpong@8,1k,bw).
+# collectives, applications, one-sided), in that order, so that a run's benchmarks have
+# the same needs. LIST is comma-separated, and a comma followed by a digit continues the
+# sizes of the benchmark before it (pingpong@8,1k,bw).
 custom_runs() {
     local runs='' b g list=()
     local -A grp=()
@@ -84,11 +86,12 @@ custom_runs() {
         pingpong | bw | bibw | msgrate) g=p2p ;;
         allreduce | alltoall | bcast | barrier) g=coll ;;
         halo2d | halo3d | isort) g=app ;;
-        *) bad "unknown benchmark ${b%%@*} (pingpong bw bibw msgrate allreduce alltoall bcast barrier halo2d halo3d isort)" ;;
+        put | get | putbw | getbw | acc | epochput | epochget | epochacc) g=rma ;;
+        *) bad "unknown benchmark ${b%%@*} (pingpong bw bibw msgrate allreduce alltoall bcast barrier halo2d halo3d isort put get putbw getbw acc epochput epochget epochacc)" ;;
         esac
         grp[$g]="${grp[$g]:-} $b"
     done
-    for g in p2p coll app; do
+    for g in p2p coll app rma; do
         [ -z "${grp[$g]:-}" ] || runs="$runs;${grp[$g]# }"
     done
     REPLY=${runs#;}

@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 # targets17.sh - the rows of the report's "Targets (issue 17)" table: MPI over PME
 # against the baseline on large messages, all-to-all, latency at every size, small
-# messages, and waiting (PME's default against PME polling, each in the same run). A
-# row shows only when the run measured what it needs; "no data" when it measured one
-# side only.
+# messages, one-sided put and get at every size, and waiting (PME's default against
+# PME polling, each in the same run). A row shows only when the run measured what it
+# needs; "no data" when it measured one side only.
 #
-# Owns: target17_rows and its parts (t17_p2p, t17_alltoall, t17_wait, t17_oversub).
+# Owns: target17_rows and its parts (t17_p2p, t17_alltoall, t17_rma, t17_wait,
+# t17_oversub), t17_worst.
 # Expects: targets.sh (verdict, ratio, fmt, latency8_rows), results.sh (sval,
 # has_scenario); summary.csv and floor.csv in out; la, lb.
 # The globals named under "Expects" are assigned by the other parts:
@@ -19,12 +20,25 @@ target17_rows() {
     for sc in nodes4 quick custom; do
         ! has_scenario "$sc" || t17_alltoall "$sc"
     done
+    for sc in rma custom; do
+        ! has_scenario "$sc" || t17_rma "$sc"
+    done
     if has_scenario nodes2 && has_scenario nodes2spin; then t17_wait; fi
     if has_scenario nodes4 && has_scenario nodes4spin; then t17_oversub; fi
 }
 
 # t17_have SCENARIO BENCH SIZE: the summary has a row for it (on either side).
 t17_have() { [ -n "$(sval "$1" "$2" "$3" unit)" ]; }
+
+# t17_worst SCENARIO BENCH: "RATIO SIZE COUNT", the worst A/B ratio over every size
+# the benchmark measured on both sides (the largest for a latency in us, the smallest
+# for a bandwidth or rate), its size and the count of sizes; nothing without one.
+t17_worst() {
+    awk -F, -v s="$1" -v b="$2" 'NR > 1 && $1 == s && $2 == b && $7 != "" {
+            lo = $4 == "us"
+            if (w == "" || (lo ? $7 + 0 > w + 0 : $7 + 0 < w + 0)) {w = $7; z = $3}; n++}
+        END {if (n) print w, z, n}' "$out/summary.csv"
+}
 
 # t17_p2p SCENARIO: bandwidth and bidirectional bandwidth at 1 and 4 MiB, the ping-pong
 # at its worst size, the 8-byte latency against the baseline and the raw-frame floor,
@@ -40,9 +54,7 @@ t17_p2p() {
         done
     done
     # The worst ratio over every size the ping-pong measured, both sides present.
-    worst=$(awk -F, -v s="$sc" 'NR > 1 && $1 == s && $2 == "pingpong" && $7 != "" {
-            if (w == "" || $7 + 0 > w + 0) {w = $7; z = $3}; n++}
-        END {if (n) print w, z, n}' "$out/summary.csv")
+    worst=$(t17_worst "$sc" pingpong)
     if [ -n "$worst" ]; then
         read -r r v f <<<"$worst"
         r=$(ratio "$r" 1)
@@ -63,6 +75,28 @@ t17_alltoall() {
     a=$(sval "$sc" alltoall 1048576 a) c=$(sval "$sc" alltoall 1048576 b)
     r=$(ratio "$c" "$a")
     echo "| all-to-all of 1 MiB blocks: speed-up over $lb, $sc | $(fmt "$a") us vs $(fmt "$c") us | $r | >= 1.2 | $(verdict "$r" ">=" 1.2) |"
+}
+
+# t17_rma SCENARIO: one-sided put and get, latency (an operation and a flush) and
+# bandwidth (a window of operations and a flush), at their worst size: at least as fast
+# as the baseline at every size.
+t17_rma() {
+    local sc=$1 b what worst r v f
+    for b in put get putbw getbw; do
+        worst=$(t17_worst "$sc" "$b")
+        [ -n "$worst" ] || continue
+        read -r r v f <<<"$worst"
+        r=$(ratio "$r" 1)
+        case $b in
+        *bw) what="${b%bw} bandwidth never below $lb" ;;
+        *) what="$b latency never slower than $lb" ;;
+        esac
+        if [ "${b%bw}" = "$b" ]; then
+            echo "| $what (worst of $f sizes: $v B), $sc | $la/$lb $r | $r | <= 1.0 | $(verdict "$r" "<=" 1.0) |"
+        else
+            echo "| $what (worst of $f sizes: $v B), $sc | $la/$lb $r | $r | >= 1.0 | $(verdict "$r" ">=" 1.0) |"
+        fi
+    done
 }
 
 # t17_wait: each rank with a core of its own (nodes2), PME's default waiting against
