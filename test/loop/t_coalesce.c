@@ -455,43 +455,46 @@ static void with_helper(struct pme_config *cfg)
     cfg->helper_us = 2000;
 }
 
+/* Open a pair whose connection is up and quiet, then send two small messages from a
+ * to b: the first waits behind nothing and leaves, the second waits behind it. */
+static void two_behind(struct lp_pair *lp, void (*tweak)(struct pme_config *))
+{
+    lp_open(lp, NULL, tweak);
+    send_one(lp->a, lp->a_to_b, 0, 8);
+    take(lp, 0, 1, NULL);
+    settle(lp);
+    send_one(lp->a, lp->a_to_b, 1, 8);
+    send_one(lp->a, lp->a_to_b, 2, 8);
+}
+
+/* `leave`, called once, must send what waits, and sends nothing when called again. */
+static void leaves_with(void (*leave)(pme_ep_t *), const char *name)
+{
+    struct lp_pair lp;
+    two_behind(&lp, NULL);
+    uint64_t f0 = new_frames(lp.a);
+    leave(lp.a);
+    CHECK(new_frames(lp.a) == f0 + 1, "%s left a deferred send waiting", name);
+    leave(lp.a);
+    CHECK(new_frames(lp.a) == f0 + 1, "%s sent again with nothing waiting", name);
+    take(&lp, 1, 2, NULL);
+    lp_close(&lp);
+}
+
+static void idle_now(pme_ep_t *ep)
+{
+    pme_ep_idle(ep, 0, 0);
+}
+
 static void test_idle(void)
 {
     struct lp_pair lp;
-    lp_open(&lp, NULL, NULL);
-    send_one(lp.a, lp.a_to_b, 0, 8);
-    take(&lp, 0, 1, NULL);
-    settle(&lp);
-    send_one(lp.a, lp.a_to_b, 1, 8);
-    send_one(lp.a, lp.a_to_b, 2, 8);
-    uint64_t f0 = new_frames(lp.a);
-    pme_ep_idle(lp.a, 0, 0);
-    CHECK(new_frames(lp.a) == f0 + 1, "pme_ep_idle left a deferred send waiting");
-    take(&lp, 1, 2, NULL);
-    lp_close(&lp);
-
-    /* The caller leaves at once (the netmod after its handlers sent): pme_send_waiting. */
-    lp_open(&lp, NULL, NULL);
-    send_one(lp.a, lp.a_to_b, 0, 8);
-    take(&lp, 0, 1, NULL);
-    settle(&lp);
-    send_one(lp.a, lp.a_to_b, 1, 8);
-    send_one(lp.a, lp.a_to_b, 2, 8);
-    f0 = new_frames(lp.a);
-    pme_send_waiting(lp.a);
-    CHECK(new_frames(lp.a) == f0 + 1, "pme_send_waiting left a deferred send waiting");
-    pme_send_waiting(lp.a);
-    CHECK(new_frames(lp.a) == f0 + 1, "pme_send_waiting sent with nothing waiting");
-    take(&lp, 1, 2, NULL);
-    lp_close(&lp);
+    leaves_with(idle_now, "pme_ep_idle");
+    /* The caller leaves at once (the netmod after its handlers sent). */
+    leaves_with(pme_send_waiting, "pme_send_waiting");
 
     /* The caller sends, then never calls PME again: the helper sends it. */
-    lp_open(&lp, NULL, with_helper);
-    send_one(lp.a, lp.a_to_b, 0, 8);
-    take(&lp, 0, 1, NULL);
-    settle(&lp);
-    send_one(lp.a, lp.a_to_b, 1, 8);
-    send_one(lp.a, lp.a_to_b, 2, 8);
+    two_behind(&lp, with_helper);
     unsigned got = 0;
     double t0 = now_s();
     while (got < 2 && now_s() - t0 < 5) {
