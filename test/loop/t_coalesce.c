@@ -341,16 +341,25 @@ static void expect_dropped(struct fakepeer *fp, pme_ep_t *ep, const struct forge
     CHECK(pool_used(ep) == 0, "%s: %zu bytes of pool kept", what, pool_used(ep));
 }
 
+/* A loop pair whose a also knows a forged peer (endpoint ep_id on node), speaking for
+ * itself on the same wire; returns a's handle of it. */
+static pme_peer_t open_with_fake(struct lp_pair *lp, struct fakepeer *fp, uint16_t ep_id,
+                                 uint32_t node)
+{
+    char addr[PME_ADDR_MAX];
+    pme_peer_t peer;
+    lp_open(lp, NULL, NULL);
+    fp_init(fp, lp->wire, lp->a, fake_mac, ep_id, node, lp_secret, 0x7e57);
+    fp_addr(fp, addr, sizeof(addr));
+    CHECK_OK(pme_ep_add_peer(lp->a, addr, &peer));
+    return peer;
+}
+
 static void test_malformed(void)
 {
     struct lp_pair lp;
-    lp_open(&lp, NULL, NULL);
     struct fakepeer fp;
-    char addr[PME_ADDR_MAX];
-    pme_peer_t peer;
-    fp_init(&fp, lp.wire, lp.a, fake_mac, 61, 0x0d000001, lp_secret, 0x7e57);
-    fp_addr(&fp, addr, sizeof(addr));
-    CHECK_OK(pme_ep_add_peer(lp.a, addr, &peer));
+    pme_peer_t peer = open_with_fake(&lp, &fp, 61, 0x0d000001);
     CHECK(pme_send(lp.a, peer, "x", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
     fp_handshake(&fp, lp.a, 9000, 1 << 20);
 
@@ -423,13 +432,8 @@ static void test_malformed(void)
 static void test_features(void)
 {
     struct lp_pair lp;
-    lp_open(&lp, NULL, NULL);
     struct fakepeer fp;
-    char addr[PME_ADDR_MAX];
-    pme_peer_t peer;
-    fp_init(&fp, lp.wire, lp.a, fake_mac, 62, 0x0d000002, lp_secret, 0x7e57);
-    fp_addr(&fp, addr, sizeof(addr));
-    CHECK_OK(pme_ep_add_peer(lp.a, addr, &peer));
+    pme_peer_t peer = open_with_fake(&lp, &fp, 62, 0x0d000002);
     send_one(lp.a, peer, 0, 8);
     fp_handshake(&fp, lp.a, 9000, 1 << 20); /* announces no features */
     for (uint32_t i = 1; i < 40; i++)
