@@ -49,6 +49,7 @@ int MPIDI_PME_progress(int vci, int blocking)
     }
 
     pme_progress(g->ep);
+    uint64_t nsent = g->nsent;
     while (pme_next_event(g->ep, &ev)) {
         int rc = MPI_SUCCESS;
         n++;
@@ -75,17 +76,15 @@ int MPIDI_PME_progress(int vci, int blocking)
             mpi_errno = rc;
     }
 
-    int drained = 0;
     if (g->sendq_head) {
         int rc = MPIDI_PME_sendq_drain();
         if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS)
             mpi_errno = rc;
-        drained = 1;
     }
     /* What the handlers or the drain sent behind frames still in flight waits for PME's
      * next pass (coalescing); the program may compute before it calls MPI again, and an
      * answer (an ssend's acknowledgement, a one-sided reply) must not wait for that. */
-    if (n || drained)
+    if (g->nsent != nsent)
         pme_send_waiting(g->ep);
     if (g->pending_errno != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
         mpi_errno = g->pending_errno;
