@@ -91,7 +91,8 @@ run_auth() { # crc | mac
 
     # The frames as the dissector saw them, and what it said about each.
     ws_tshark -r "$cap" -T fields -E separator=/t -e eth.src -e frame.protocols -e pme.type \
-        -e pme.check.status -e pme.flags.first -e pme.seq -e pme.rts.send_id >"$WORK/frames"
+        -e pme.check.status -e pme.flags.first -e pme.seq -e pme.rts.send_id \
+        -e pme.bundle.count >"$WORK/frames"
     local total
     total=$(wc -l <"$WORK/frames")
     echo "captured $total frames"
@@ -106,14 +107,15 @@ run_auth() { # crc | mac
     [ -z "$bad" ] || tools_fail "frames with other expert infos than $want_experts: $bad"
     echo "every frame decodes as PME; check status $want_status, expert infos: $want_experts"
 
-    # Counts by sender and type, eager messages (first fragments) and offers without
-    # their retransmissions, and retransmissions (sequenced frames seen again).
+    # Counts by sender and type, eager messages (first fragments; a bundle's, which is
+    # one frame, counts its messages) and offers without their retransmissions, and
+    # retransmissions (sequenced frames seen again).
     declare -A d
     while read -r k v; do d[$k]=$v; done < <(awk -F'\t' -v cm="$cmac" -v sm="$smac" '
         { who = $1 == cm ? "client" : $1 == sm ? "server" : "other"; t = $3
           n[who ".frames"]++; n[who ".type" t]++
           if (t >= 1 && t <= 5) { k = who SUBSEP $6; if (k in seen) n[who ".retransmits"]++; seen[k] = 1 }
-          if (t == 1 && ($5 == "1" || $5 == "True") && !((who, "m", $6) in seen)) { seen[who, "m", $6] = 1; n[who ".msgs"]++ }
+          if (t == 1 && ($5 == "1" || $5 == "True") && !((who, "m", $6) in seen)) { seen[who, "m", $6] = 1; n[who ".msgs"] += $8 != "" ? $8 : 1 }
           if (t == 2 && !((who, "r", $7) in seen)) { seen[who, "r", $7] = 1; n[who ".offers"]++ } }
         END { for (k in n) print k, n[k] }' "$WORK/frames")
     [ -z "${d[other.frames]:-}" ] || tools_fail "${d[other.frames]} frames from neither endpoint"
