@@ -393,6 +393,45 @@ FAST static void ghash_fast(const struct pme_gmac *g, __m128i *yp, const struct 
     *yp = y;
 }
 
+/* GHASH, from zero, of the data gathered from iov[0..n) (zero-padded) followed by the
+ * length block `lens`, when that is nblocks <= GMAC_POWERS blocks in all: block i of
+ * nblocks is multiplied by H^(nblocks-i) and the products are summed, then reduced once.
+ * The products do not depend on each other, so a short frame's MAC (a small message:
+ * 6 to 10 blocks with the IV's) is not a chain of dependent reductions; as a chain it
+ * cost about 0.1 us per frame, sent and checked, on a ping-pong's path. */
+FAST static __m128i ghash_short(const struct pme_gmac *g, const struct iovec *iov, int n,
+                                size_t nblocks, const uint8_t lens[16])
+{
+    const __m128i *hp = (const __m128i *)g->hpow + GMAC_POWERS - nblocks;
+    struct blocks b = {iov, n, 0, 0};
+    struct u256 s = {_mm_setzero_si128(), _mm_setzero_si128()};
+    uint8_t tmp[16];
+    size_t k;
+    const uint8_t *p;
+    while ((p = next_blocks(&b, tmp, SIZE_MAX / 16, &k))) {
+        for (size_t j = 0; j < k; j++, hp++) {
+            __m128i x = bswap128(_mm_loadu_si128((const __m128i *)(p + 16 * j)));
+            s = add256(s, clmul(x, _mm_load_si128(hp)));
+        }
+    }
+    s = add256(s, clmul(bswap128(_mm_loadu_si128((const __m128i *)lens)), _mm_load_si128(hp)));
+    return reduce(s);
+}
+
+/* GHASH from zero of iov[0..n) (bytes long) and the length block lens. */
+FAST static __m128i ghash_with_lengths(const struct pme_gmac *g, const struct iovec *iov,
+                                       int n, uint64_t bytes, const uint8_t lens[16])
+{
+    size_t nblocks = (size_t)((bytes + 15) / 16) + 1;
+    if (nblocks <= (size_t)GMAC_POWERS)
+        return ghash_short(g, iov, n, nblocks, lens);
+    __m128i y = _mm_setzero_si128();
+    ghash_fast(g, &y, iov, n);
+    struct iovec lv = {(void *)lens, 16};
+    ghash_fast(g, &y, &lv, 1);
+    return y;
+}
+
 FAST static void tag_fast(const struct pme_gmac *g, const uint8_t *iv, size_t ivlen,
                           const struct iovec *aad, int n, uint8_t tag[16])
 {
@@ -404,19 +443,13 @@ FAST static void tag_fast(const struct pme_gmac *g, const uint8_t *iv, size_t iv
         b[15] = 1;
         j0 = _mm_loadu_si128((const __m128i *)b);
     } else {
-        __m128i y = _mm_setzero_si128();
         struct iovec ivv = {(void *)iv, ivlen};
-        ghash_fast(g, &y, &ivv, 1);
         length_block(lens, 0, (uint64_t)ivlen * 8);
-        struct iovec lv = {lens, 16};
-        ghash_fast(g, &y, &lv, 1);
-        j0 = bswap128(y);
+        j0 = bswap128(ghash_with_lengths(g, &ivv, 1, ivlen, lens));
     }
-    __m128i y = _mm_setzero_si128();
-    ghash_fast(g, &y, aad, n);
-    length_block(lens, iov_bytes(aad, n) * 8, 0);
-    struct iovec lv = {lens, 16};
-    ghash_fast(g, &y, &lv, 1);
+    uint64_t bytes = iov_bytes(aad, n);
+    length_block(lens, bytes * 8, 0);
+    __m128i y = ghash_with_lengths(g, aad, n, bytes, lens);
     __m128i t = _mm_xor_si128(bswap128(y), aes_ni(g->rk, j0));
     _mm_storeu_si128((__m128i *)tag, t);
 }
