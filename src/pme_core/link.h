@@ -171,6 +171,7 @@ void pme_rail_drop(struct pme_ep *ep, pme_peer_t idx, unsigned k, const char *wh
 
 /* timers.c: firing them (above sending): retransmission, keepalives, liveness, failure */
 void pme_timers_run(struct pme_ep *ep);
+void pme_timers_ack_before_sleep(struct pme_ep *ep);
 void pme_timers_confirm_suspects(struct pme_ep *ep);
 void pme_peer_fail(struct pme_ep *ep, pme_peer_t idx, int status);
 void pme_peer_close(struct pme_ep *ep, pme_peer_t idx, int status, bool report);

@@ -175,27 +175,9 @@ static void peer_fire(struct pme_ep *ep, pme_peer_t idx)
     pme_timer_rearm(ep, idx);
 }
 
-void pme_timers_run(struct pme_ep *ep)
+/* Keep only the peers that still have a deadline; recompute the earliest. */
+static void prune_active(struct pme_ep *ep)
 {
-    if (!ep->next_timer_ns || ep->now < ep->next_timer_ns)
-        return;
-    ep->next_timer_ns = 0;
-    /* Walk a snapshot: firing a timer may re-arm (and re-add) peers. */
-    uint32_t n = ep->active.n;
-    for (uint32_t i = 0; i < n; i++) {
-        pme_peer_t idx = ep->active.v[i];
-        struct pme_peer *p = pme_peer_get(ep, idx);
-        for (unsigned k = 0; k < p->nrails; k++) {
-            struct pme_rail *r = &p->rail[k];
-            if (r->ack_deadline && ep->now >= r->ack_deadline && r->rx_open)
-                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
-            if (r->rto_deadline && ep->now >= r->rto_deadline)
-                rto_fire(ep, idx, k);
-        }
-        if (p->peer_deadline && ep->now >= p->peer_deadline)
-            peer_fire(ep, idx);
-    }
-    /* Keep only peers that still have a deadline; recompute the earliest. */
     uint32_t j = 0;
     uint64_t next = 0;
     for (uint32_t i = 0; i < ep->active.n; i++) {
@@ -217,6 +199,52 @@ void pme_timers_run(struct pme_ep *ep)
         pme_peer_get(ep, ep->active.v[i])->active = true;
     ep->active.n = j;
     ep->next_timer_ns = next;
+}
+
+void pme_timers_run(struct pme_ep *ep)
+{
+    if (!ep->next_timer_ns || ep->now < ep->next_timer_ns)
+        return;
+    ep->next_timer_ns = 0;
+    /* Walk a snapshot: firing a timer may re-arm (and re-add) peers. */
+    uint32_t n = ep->active.n;
+    for (uint32_t i = 0; i < n; i++) {
+        pme_peer_t idx = ep->active.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_rail *r = &p->rail[k];
+            if (r->ack_deadline && ep->now >= r->ack_deadline && r->rx_open)
+                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+            if (r->rto_deadline && ep->now >= r->rto_deadline)
+                rto_fire(ep, idx, k);
+        }
+        if (p->peer_deadline && ep->now >= p->peer_deadline)
+            peer_fire(ep, idx);
+    }
+    prune_active(ep);
+}
+
+/* Before a sleep: the delayed ACKs go now. One waits for a reply to carry it, and a
+ * sleeping process sends none; left to its timer, stretched by the sleep's slack to the
+ * scheduler tick (PME_SLEEP_SLACK_US), it outlived the sender's retransmission timeout,
+ * and the sender sent its window again for nothing (a stream between two processes on
+ * two cores: about 300 spurious retransmissions a second, every one a duplicate). */
+void pme_timers_ack_before_sleep(struct pme_ep *ep)
+{
+    bool sent = false;
+    for (uint32_t i = 0; i < ep->active.n; i++) {
+        pme_peer_t idx = ep->active.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        for (unsigned k = 0; k < p->nrails; k++) {
+            struct pme_rail *r = &p->rail[k];
+            if (r->ack_deadline && r->rx_open) {
+                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+                sent = true;
+            }
+        }
+    }
+    if (sent)
+        prune_active(ep);
 }
 
 /* How frames reach the peer, for messages: "; reached over xp to next hop ..., 2 hops". */

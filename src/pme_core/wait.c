@@ -189,14 +189,15 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
 }
 
 /* Sleep in ppoll() on the device until a frame comes, the device has room again, PME's
- * next timer is due (timer_ns after ep->now) or the caller's bound passes (caller_ns;
- * UINT64_MAX for either: none). The wake-up may be late so that it rides the scheduler
- * tick: our timers by up to PME_SLEEP_SLACK_US, the caller's bound by at most its own
- * length as well. Callers have just set ep->now. */
-/* Sleep until a device has frames (or room again, when one was full), a timer is due
- * or the caller's time is up. */
-static void sleep_on_device(struct pme_ep *ep, uint64_t timer_ns, uint64_t caller_ns)
+ * next timer is due or the caller's bound passes (caller_ns after ep->now; UINT64_MAX:
+ * none). The wake-up may be late so that it rides the scheduler tick: our timers by up
+ * to PME_SLEEP_SLACK_US, the caller's bound by at most its own length as well. Delayed
+ * ACKs go before the sleep, since no reply will carry them. Callers have just set
+ * ep->now. */
+static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns)
 {
+    pme_timers_ack_before_sleep(ep);
+    uint64_t timer_ns = ns_until(ep->now, ep->next_timer_ns);
     struct pollfd pfd[2 * PME_MAX_DEVS];
     unsigned n = 0;
     for (unsigned i = 0; i < ep->ndev; i++) {
@@ -243,8 +244,7 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
             if (!sleeps && !spin)
                 sched_yield();
         } else {
-            sleep_on_device(ep, ns_until(ep->now, ep->next_timer_ns),
-                            ns_until(ep->now, deadline));
+            sleep_on_device(ep, ns_until(ep->now, deadline));
         }
         ep->now = pme_now_ns();
         n = pme_progress_pass(ep, true);
@@ -276,7 +276,7 @@ void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
         return;
     }
     /* The caller bounds the sleep to make progress of its own (MPI's shared memory). */
-    sleep_on_device(ep, ns_until(ep->now, ep->next_timer_ns), (uint64_t)max_sleep_us * 1000u);
+    sleep_on_device(ep, (uint64_t)max_sleep_us * 1000u);
 }
 
 /* Progress until every send is acknowledged or timeout_ms passes. */

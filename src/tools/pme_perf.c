@@ -36,7 +36,7 @@ struct msg_hdr {
 struct opts {
     int server;
     const char *peer, *addr_file, *sizes, *test;
-    int iters, warmup, window, verify, csv;
+    int iters, warmup, window, verify, csv, counters;
     double seconds;
 };
 
@@ -388,6 +388,19 @@ static int parse_sizes(const char *spec, uint64_t *out, int max)
     return n;
 }
 
+/* Why a stream retransmitted, say: every counter of the endpoint that is not 0. */
+static void print_counters(const char *role)
+{
+    struct pme_counters cn;
+    pme_ep_counters(ep, &cn);
+#define SHOW(name)                                                                            \
+    if (cn.name)                                                                              \
+        printf("%s counter %s %llu\n", role, #name, (unsigned long long)cn.name);
+    PME_COUNTER_NAMES(SHOW)
+#undef SHOW
+    fflush(stdout);
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -406,6 +419,7 @@ static void usage(void)
             "  -k, --key K         job key (default PME_JOB_KEY or 0x5e5e)\n"
             "      --verify        check every byte\n"
             "      --csv           print CSV: test,wait,size,value,unit\n"
+            "      --counters      at the end, print every endpoint counter that is not 0\n"
             "All PME_* environment variables apply.\n");
     exit(2);
 }
@@ -426,7 +440,8 @@ int main(int argc, char **argv)
         {"iface", 1, 0, 'i'}, {"ep", 1, 0, 'e'}, {"peer", 1, 0, 'p'}, {"addr-file", 1, 0, 'A'},
         {"test", 1, 0, 't'}, {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'n'},
         {"seconds", 1, 0, 'S'}, {"window", 1, 0, 'W'}, {"wait", 1, 0, 'w'}, {"key", 1, 0, 'k'},
-        {"verify", 0, 0, 'v'}, {"csv", 0, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"verify", 0, 0, 'v'}, {"csv", 0, 0, 'c'},
+        {"counters", 0, 0, 'C'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "i:e:p:t:s:n:W:k:h", lo, NULL)) != -1) {
         switch (c) {
@@ -448,6 +463,7 @@ int main(int argc, char **argv)
         case 'k': cfg.job_key = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'v': o.verify = 1; break;
         case 'c': o.csv = 1; break;
+        case 'C': o.counters = 1; break;
         default: usage();
         }
     }
@@ -505,6 +521,8 @@ int main(int argc, char **argv)
             }
         }
         rc = server(&o);
+        if (o.counters)
+            print_counters("server");
         pme_ep_close(ep);
         return rc;
     }
@@ -562,6 +580,8 @@ int main(int argc, char **argv)
         printf("frames out %llu, in %llu, retransmitted %llu, dropped corrupt %llu\n",
                (unsigned long long)cn.tx_frames, (unsigned long long)cn.rx_frames,
                (unsigned long long)cn.retransmits, (unsigned long long)cn.drop_crc);
+    if (o.counters)
+        print_counters("client");
     pme_ep_close(ep);
     return 0;
 }

@@ -8,7 +8,10 @@
  *      acknowledgement before any timer may call the peer dead (blocking wait, which
  *      sleeps on the device's descriptor);
  *   3. the control: a peer that really vanished is still declared dead after the
- *      timeout, and not much sooner.
+ *      timeout, and not much sooner;
+ *   4. a receiver that goes to sleep acknowledges first: a delayed ACK waits for a reply
+ *      to carry it, and a sleeper sends none (its timer, stretched to the scheduler
+ *      tick, outlived the sender's retransmission timeout).
  */
 #include <stdio.h>
 #include <string.h>
@@ -165,12 +168,54 @@ static void test_dead_peer_still_detected(void)
     lp_close(&lp);
 }
 
+/* A delayed ACK due 100 ms after a frame: far later than the sleep below. */
+static void long_ack_delay_block(struct pme_config *cfg)
+{
+    cfg->wait_mode = PME_WAIT_BLOCK;
+    cfg->rto_us = 400000;
+}
+
+static void test_sleeper_acks_first(void)
+{
+    struct lp_pair lp;
+    lp_open(&lp, NULL, long_ack_delay_block);
+    CHECK(pme_ep_fd(lp.b) >= 0, "the loop device has no descriptor to sleep on");
+    send_one(lp.a, lp.a_to_b, "first");
+    settle(&lp, 300);
+    send_one(lp.a, lp.a_to_b, "second");
+    int got = 0;
+    for (int i = 0; i < 1000 && !got; i++) {
+        pme_progress(lp.b);
+        got += drain(lp.b, "b");
+    }
+    CHECK(got == 1, "b did not get the second message");
+    struct pme_counters before, after;
+    pme_ep_counters(lp.b, &before);
+    pme_wait(lp.b, 20);
+    pme_ep_counters(lp.b, &after);
+    CHECK(after.wait_sleeps > before.wait_sleeps, "b did not sleep in pme_wait");
+    CHECK(after.ack_tx > before.ack_tx,
+          "b slept 20 ms with the ACK of a frame held back (its delayed ACK was due later)");
+    pme_ep_counters(lp.a, &before);
+    after = before;
+    for (int i = 0; i < 1000 && after.ack_rx == before.ack_rx; i++) {
+        pme_progress(lp.a);
+        drain(lp.a, "a");
+        pme_ep_counters(lp.a, &after);
+    }
+    CHECK(after.ack_rx > before.ack_rx, "a never got b's ACK");
+    CHECK(after.retransmits == before.retransmits, "a retransmitted");
+    lp_close(&lp);
+    printf("sleeping receiver: acknowledged before it slept\n");
+}
+
 int main(int argc, char **argv)
 {
     static const struct scenario all[] = {
         {"quiet_spell", test_quiet_spell},
         {"busy_sender_finds_ack", test_busy_sender_finds_ack},
         {"dead_peer_still_detected", test_dead_peer_still_detected},
+        {"sleeper_acks_first", test_sleeper_acks_first},
     };
     return run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
 }

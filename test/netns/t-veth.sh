@@ -36,9 +36,9 @@ run_device() { # device [PME_TX_RING]
     echo "== $PME_DEVICE: 5% loss on the receiving side of each direction"
     loss pmetv$$a pmetv$$va 5
     loss pmetv$$b pmetv$$vb 5
-    start_server pmetv$$b pmetv$$vb --verify
+    start_server pmetv$$b pmetv$$vb --verify --counters
     out=$(ip netns exec pmetv$$a "$PME_PERF" client -i pmetv$$va --peer "$SERVER_ADDR" --verify \
-        -s "$sizes" -n 10 --seconds 0.05) || { echo "$out"; echo "FAIL: client under loss"; exit 1; }
+        -s "$sizes" -n 10 --seconds 0.05 --counters) || { echo "$out"; echo "FAIL: client under loss"; exit 1; }
     echo "$out"
     wait_server
     dropped=$(loss_dropped pmetv$$b pmetv$$vb)
@@ -50,6 +50,12 @@ run_device() { # device [PME_TX_RING]
     retx=$(echo "$out" | sed -n 's/.*retransmitted \([0-9]*\).*/\1/p')
     [ "${retx:-0}" -ge $((dropped / 2)) ] ||
         { echo "FAIL: $dropped frames lost, only ${retx:-0} retransmitted"; exit 1; }
+    # --counters: the client's list agrees with its summary; the server's shows the frames
+    # it threw away after each gap (Go-Back-N keeps none out of order).
+    echo "$out" | grep -qx "client counter retransmits $retx" ||
+        { echo "FAIL: --counters does not list the $retx retransmissions"; exit 1; }
+    grep -Eq '^server counter drop_out_of_order [1-9]' "$WORK/server.log" ||
+        { cat "$WORK/server.log"; echo "FAIL: the server's --counters show no frame out of order"; exit 1; }
     echo "$PME_DEVICE: every size intact and in order under 5% loss ($retx frames retransmitted)"
     no_loss pmetv$$a pmetv$$va
     no_loss pmetv$$b pmetv$$vb
