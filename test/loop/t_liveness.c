@@ -113,16 +113,25 @@ static void test_quiet_spell(void)
     printf("quiet spell: peers stay alive\n");
 }
 
+/* Open a pair that can sleep on its devices, deliver a first message and let the pair
+ * settle for settle_ms, then send a second one, not yet read. */
+static void open_and_send_second(struct lp_pair *lp, void (*tune)(struct pme_config *),
+                                 unsigned settle_ms)
+{
+    lp_open(lp, NULL, tune);
+    CHECK(pme_ep_fd(lp->a) >= 0 && pme_ep_fd(lp->b) >= 0,
+          "the loop device has no descriptor to sleep on");
+    send_one(lp->a, lp->a_to_b, "first");
+    settle(lp, settle_ms);
+    send_one(lp->a, lp->a_to_b, "second");
+}
+
 static void test_busy_sender_finds_ack(void)
 {
     struct lp_pair lp;
-    lp_open(&lp, NULL, short_timeout_block);
-    CHECK(pme_ep_fd(lp.a) >= 0, "the loop device has no descriptor to sleep on");
-    send_one(lp.a, lp.a_to_b, "first");
-    settle(&lp, 20);
     /* a sends, b receives and acknowledges (its delayed ACK leaves within ms), but a
      * computes and makes no progress for longer than the timeout. */
-    send_one(lp.a, lp.a_to_b, "second");
+    open_and_send_second(&lp, short_timeout_block, 20);
     int got = 0;
     double end = now_s() + 0.05;
     while (now_s() < end) {
@@ -178,11 +187,7 @@ static void long_ack_delay_block(struct pme_config *cfg)
 static void test_sleeper_acks_first(void)
 {
     struct lp_pair lp;
-    lp_open(&lp, NULL, long_ack_delay_block);
-    CHECK(pme_ep_fd(lp.b) >= 0, "the loop device has no descriptor to sleep on");
-    send_one(lp.a, lp.a_to_b, "first");
-    settle(&lp, 300);
-    send_one(lp.a, lp.a_to_b, "second");
+    open_and_send_second(&lp, long_ack_delay_block, 300);
     int got = 0;
     for (int i = 0; i < 1000 && !got; i++) {
         pme_progress(lp.b);
