@@ -226,9 +226,8 @@ void pme_timers_run(struct pme_ep *ep)
 
 /* Before a sleep: the delayed ACKs go now. One waits for a reply to carry it, and a
  * sleeping process sends none; left to its timer, stretched by the sleep's slack to the
- * scheduler tick (PME_SLEEP_SLACK_US), it outlived the sender's retransmission timeout,
- * and the sender sent its window again for nothing (a stream between two processes on
- * two cores: about 300 spurious retransmissions a second, every one a duplicate). */
+ * scheduler tick (PME_SLEEP_SLACK_US, 4 ms), it would outlive the sender's
+ * retransmission timeout (1 ms), and the sender would send again what had arrived. */
 void pme_timers_ack_before_sleep(struct pme_ep *ep)
 {
     bool sent = false;
