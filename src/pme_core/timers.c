@@ -201,6 +201,17 @@ static void prune_active(struct pme_ep *ep)
     ep->next_timer_ns = next;
 }
 
+/* Send the ACK that rail k of peer idx holds back for a reply to carry: when it is
+ * due, or (due_only false) at once. Whether one went. */
+static bool send_delayed_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, bool due_only)
+{
+    const struct pme_rail *r = &pme_peer_get(ep, idx)->rail[k];
+    if (!r->ack_deadline || !r->rx_open || (due_only && ep->now < r->ack_deadline))
+        return false;
+    pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+    return true;
+}
+
 void pme_timers_run(struct pme_ep *ep)
 {
     if (!ep->next_timer_ns || ep->now < ep->next_timer_ns)
@@ -213,8 +224,7 @@ void pme_timers_run(struct pme_ep *ep)
         struct pme_peer *p = pme_peer_get(ep, idx);
         for (unsigned k = 0; k < p->nrails; k++) {
             struct pme_rail *r = &p->rail[k];
-            if (r->ack_deadline && ep->now >= r->ack_deadline && r->rx_open)
-                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
+            send_delayed_ack(ep, idx, k, true);
             if (r->rto_deadline && ep->now >= r->rto_deadline)
                 rto_fire(ep, idx, k);
         }
@@ -234,13 +244,8 @@ void pme_timers_ack_before_sleep(struct pme_ep *ep)
     for (uint32_t i = 0; i < ep->active.n; i++) {
         pme_peer_t idx = ep->active.v[i];
         struct pme_peer *p = pme_peer_get(ep, idx);
-        for (unsigned k = 0; k < p->nrails; k++) {
-            struct pme_rail *r = &p->rail[k];
-            if (r->ack_deadline && r->rx_open) {
-                pme_link_ctrl_rail(ep, idx, k, PME_T_ACK, NULL, 0);
-                sent = true;
-            }
-        }
+        for (unsigned k = 0; k < p->nrails; k++)
+            sent |= send_delayed_ack(ep, idx, k, false);
     }
     if (sent)
         prune_active(ep);
