@@ -59,9 +59,14 @@ expect_exit 2 "$VC" exec --name "$NAME" n7 true
 out=$("$VC" exec --name "$NAME" all hostname)
 [ "$out" = "$NAME-n0: $NAME-n0
 $NAME-n1: $NAME-n1" ] || fail "exec all: $out"
+# /sys/class/net is the node's (UCX and hwloc list network devices there): its ring
+# links and management interface, not the host's devices.
+nets=$(vc_in "$NAME" n1 ls /sys/class/net | sort | tr '\n' ' ')
+[ "$nets" = "lo mgmt0 xm xp " ] || fail "/sys/class/net inside n1 lists: $nets"
+[ "$(vc_in "$NAME" n1 cat /sys/class/net/xm/mtu)" = 9000 ] || fail "n1's /sys does not show its xm"
 rc=0; vc_in "$NAME" n0 sh -c 'exit 3' || rc=$?
 [ "$rc" = 3 ] || fail "exec did not pass the command's exit status through (got $rc)"
-say "ok: exec by name, short name and index; exec all; exit status passed through"
+say "ok: exec by name, short name and index, with the node's /sys; exec all; exit status passed through"
 
 # describe
 [ "$("$VC" describe --name "$NAME" --path)" = "/run/vcluster/$NAME/cluster.json" ] || fail "describe --path"

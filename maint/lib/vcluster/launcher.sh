@@ -5,7 +5,7 @@
 #
 # Owns: HOSTS_FILE and its "# vcluster:NAME" lines; the files hostfile, launcher and env
 # of the state directory; hosts_add, hosts_remove, write_hostfile, write_launcher,
-# resolve_node, exec_on_nodes, run_mpiexec.
+# resolve_node, enter_node, exec_on_nodes, run_mpiexec.
 # Expects: base.sh, topology.sh (node_ns); the settings of state.sh as globals and DIR.
 # The launcher it writes is self-contained: no path back into this checkout.
 
@@ -93,7 +93,10 @@ case \$host in
 $cases    *) echo "launcher: '\$host' is not a node of vcluster $NAME" >&2; exit 255 ;;
 esac
 if [ -n "\${VCLUSTER_LAUNCH_LOG:-}" ]; then printf '%s %s\n' "\$node" "\$*" >>"\$VCLUSTER_LAUNCH_LOG"; fi
-enter=(nsenter --net=/run/netns/\$node --uts=$DIR/uts/\$node --)
+# ip netns exec, not nsenter --net: it also mounts a sysfs of the node's namespace, so
+# that a program listing the network devices in /sys/class/net (UCX, hwloc) finds the
+# node's and not the host's.
+enter=(nsenter --uts=$DIR/uts/\$node -- ip netns exec \$node)
 if [ \$stdin_null = 1 ]; then exec </dev/null; fi
 if [ \$# -eq 0 ]; then exec "\${enter[@]}" /bin/bash -l; fi
 exec "\${enter[@]}" /bin/sh -c "\$*"
@@ -122,6 +125,14 @@ resolve_node() {
     REPLY=$(node_ns $((10#$i)))
 }
 
+# enter_node NS CMD...: run CMD inside node NS (its network and UTS namespaces) as the
+# launcher does: through ip netns exec, which gives it the node's own /sys as well.
+enter_node() {
+    local ns=$1
+    shift
+    nsenter --uts="$DIR/uts/$ns" -- ip netns exec "$ns" "$@"
+}
+
 # exec_on_nodes NODE|all [CMD...]: run CMD (default: a shell) inside one node, or inside
 # every node in turn with each line prefixed by the node's name; exits with CMD's status
 # (for all: the highest).
@@ -133,7 +144,7 @@ exec_on_nodes() {
         for ((i = 0; i < NODES; i++)); do
             ns=$(node_ns "$i")
             r=0
-            nsenter --net="/run/netns/$ns" --uts="$DIR/uts/$ns" -- "$@" 2>&1 | sed "s/^/$ns: /" || r=$?
+            enter_node "$ns" "$@" 2>&1 | sed "s/^/$ns: /" || r=$?
             ((r > rc)) && rc=$r
         done
         exit "$rc"
@@ -141,7 +152,9 @@ exec_on_nodes() {
     resolve_node "$node"
     [ -e "/run/netns/$REPLY" ] || die "$E_FAIL" "node $REPLY has no namespace (cluster damaged? see '$PROG status')"
     [ $# -gt 0 ] || set -- "${SHELL:-/bin/bash}"
-    exec nsenter --net="/run/netns/$REPLY" --uts="$DIR/uts/$REPLY" -- "$@"
+    local rc=0
+    enter_node "$REPLY" "$@" || rc=$?
+    exit "$rc"
 }
 
 # run_mpiexec MPIEXEC DRY MPIEXEC-ARGS...: run hydra's mpiexec MPIEXEC (empty: the one
