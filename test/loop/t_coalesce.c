@@ -188,7 +188,7 @@ static void test_when(void)
     printf("when: at once to an idle peer, bundled behind frames in flight\n");
 }
 
-/* Bundleable, eager of several frames (> 8960) and rendezvous (> 32768). */
+/* Bundleable, eager of several frames (> 8960) and rendezvous (> PME_EAGER_MAX, 68 KiB). */
 static const size_t mixed[] = {8, 100, 3000, 5000, 0, 20000, 16, 40000, 8, 8, 300000, 24};
 
 static void test_mixed(void)
