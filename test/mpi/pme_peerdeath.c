@@ -13,9 +13,9 @@
  * A survivor learns of the death only through something the victim owes it. Eager
  * messages the victim acknowledged before it died leave nothing owed, and a survivor
  * that then only waits to receive cannot tell a dead peer from one that computes.
- * Messages above PME's eager threshold go by rendezvous: the victim never answers the
- * offer of the round it dies in, so every survivor has an open rendezvous with it and
- * finds it dead after PME_PEER_TIMEOUT_MS.
+ * Messages above PME's eager threshold (PME_EAGER_MAX, 68 KiB) go by rendezvous: the
+ * victim never answers the offer of the round it dies in, so every survivor has an open
+ * rendezvous with it and finds it dead after PME_PEER_TIMEOUT_MS.
  */
 #include <mpi.h>
 #include <signal.h>

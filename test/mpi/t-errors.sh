@@ -77,11 +77,12 @@ expect_failure "no CAP_NET_RAW" \
     -n 4 -ppn 1 setpriv --bounding-set=-net_raw "$work/whoami"
 
 # 4. a peer dies: every survivor gets an MPI error within the peer timeout (each has a
-#    64 KiB message, a rendezvous, open with the victim: see pme_peerdeath.c)
+#    128 KiB message, a rendezvous above the 68 KiB eager threshold, open with the
+#    victim: see pme_peerdeath.c)
 start=$SECONDS
 rc=0
 PME_MPIEXEC_TIMEOUT=90 pme_mpiexec "$name" -disable-auto-cleanup -n 4 -ppn 1 \
-    -genv PME_PEER_TIMEOUT_MS 2000 "$work/peerdeath" 2 20 65536 >"$out" 2>&1 || rc=$?
+    -genv PME_PEER_TIMEOUT_MS 2000 "$work/peerdeath" 2 20 131072 >"$out" 2>&1 || rc=$?
 secs=$((SECONDS - start))
 ok=1
 [ $rc = 124 ] || [ $rc = 137 ] && { echo "FAIL peer death: hung (killed after 90 s)"; ok=0; }

@@ -14,9 +14,9 @@ need_root
 need_tool
 pair pmetv$$ 9000
 
-# tiny, one-frame eager, multi-frame eager, just past the eager limit, rendezvous of a
-# few frames, of many frames
-sizes=0,1,8,100,1000,8000,8950,9000,20000,32768,40000,100000,1m
+# tiny, one-frame eager, multi-frame eager (up to 64 KiB), just past the eager limit (68
+# KiB with the header), rendezvous of a few frames, of many frames
+sizes=0,1,8,100,1000,8000,8950,9000,20000,65536,69632,100000,1m
 run_device() { # device [PME_TX_RING]
     export PME_DEVICE=$1 PME_TX_RING=${2:-4m} PME_QDISC_BYPASS=auto
     echo "== $PME_DEVICE (PME_TX_RING=$PME_TX_RING): no loss"
