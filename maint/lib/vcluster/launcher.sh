@@ -5,7 +5,7 @@
 #
 # Owns: HOSTS_FILE and its "# vcluster:NAME" lines; the files hostfile, launcher and env
 # of the state directory; hosts_add, hosts_remove, write_hostfile, write_launcher,
-# resolve_node, enter_node, exec_on_nodes, run_mpiexec.
+# resolve_node, enter_node (ENTER), exec_on_nodes, run_mpiexec.
 # Expects: base.sh, topology.sh (node_ns); the settings of state.sh as globals and DIR.
 # The launcher it writes is self-contained: no path back into this checkout.
 
@@ -125,12 +125,12 @@ resolve_node() {
     REPLY=$(node_ns $((10#$i)))
 }
 
-# enter_node NS CMD...: run CMD inside node NS (its network and UTS namespaces) as the
-# launcher does: through ip netns exec, which gives it the node's own /sys as well.
+# enter_node NS: ENTER = the command words that run a command inside node NS (its
+# network and UTS namespaces) as the launcher does: through ip netns exec, which gives it
+# the node's own /sys as well. Neither nsenter nor ip netns exec forks, so exec of ENTER
+# leaves the command with the caller's pid (a test that stops a probe by $! relies on it).
 enter_node() {
-    local ns=$1
-    shift
-    nsenter --uts="$DIR/uts/$ns" -- ip netns exec "$ns" "$@"
+    ENTER=(nsenter --uts="$DIR/uts/$1" -- ip netns exec "$1")
 }
 
 # exec_on_nodes NODE|all [CMD...]: run CMD (default: a shell) inside one node, or inside
@@ -144,7 +144,8 @@ exec_on_nodes() {
         for ((i = 0; i < NODES; i++)); do
             ns=$(node_ns "$i")
             r=0
-            enter_node "$ns" "$@" 2>&1 | sed "s/^/$ns: /" || r=$?
+            enter_node "$ns"
+            "${ENTER[@]}" "$@" 2>&1 | sed "s/^/$ns: /" || r=$?
             ((r > rc)) && rc=$r
         done
         exit "$rc"
@@ -152,9 +153,8 @@ exec_on_nodes() {
     resolve_node "$node"
     [ -e "/run/netns/$REPLY" ] || die "$E_FAIL" "node $REPLY has no namespace (cluster damaged? see '$PROG status')"
     [ $# -gt 0 ] || set -- "${SHELL:-/bin/bash}"
-    local rc=0
-    enter_node "$REPLY" "$@" || rc=$?
-    exit "$rc"
+    enter_node "$REPLY"
+    exec "${ENTER[@]}" "$@"
 }
 
 # run_mpiexec MPIEXEC DRY MPIEXEC-ARGS...: run hydra's mpiexec MPIEXEC (empty: the one
