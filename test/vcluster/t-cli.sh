@@ -64,9 +64,17 @@ $NAME-n1: $NAME-n1" ] || fail "exec all: $out"
 nets=$(vc_in "$NAME" n1 ls /sys/class/net | sort | tr '\n' ' ')
 [ "$nets" = "lo mgmt0 xm xp " ] || fail "/sys/class/net inside n1 lists: $nets"
 [ "$(vc_in "$NAME" n1 cat /sys/class/net/xm/mtu)" = 9000 ] || fail "n1's /sys does not show its xm"
+# exec runs the command in place: stopping the exec's pid stops the command (tests stop
+# their probes so), and nothing of it is left running.
+"$VC" exec --name "$NAME" n0 sleep 120 &
+pid=$!
+sleep 0.5
+[ "$(ps -o comm= -p "$pid")" = sleep ] || fail "exec did not run its command in place (pid $pid is $(ps -o comm= -p "$pid"))"
+kill -TERM "$pid"
+wait "$pid" 2>/dev/null || true
 rc=0; vc_in "$NAME" n0 sh -c 'exit 3' || rc=$?
 [ "$rc" = 3 ] || fail "exec did not pass the command's exit status through (got $rc)"
-say "ok: exec by name, short name and index, with the node's /sys; exec all; exit status passed through"
+say "ok: exec by name, short name and index, in place, with the node's /sys; exec all; exit status passed through"
 
 # describe
 [ "$("$VC" describe --name "$NAME" --path)" = "/run/vcluster/$NAME/cluster.json" ] || fail "describe --path"
