@@ -57,26 +57,6 @@ void lp_open(struct lp_pair *lp, const struct pme_loop_faults *faults,
     CHECK_OK(pme_ep_add_peer(lp->b, addr, &lp->b_to_a));
 }
 
-void lp_connect(struct lp_pair *lp)
-{
-    static const char hello[] = "connect";
-    struct iovec iov = {(void *)hello, sizeof(hello)};
-    CHECK(pme_send(lp->a, lp->a_to_b, NULL, 0, &iov, 1, PME_SEND_NO_EVENT, NULL) == PME_DONE,
-          "connect: send");
-    double t0 = now_s();
-    struct pme_event ev;
-    for (;;) {
-        lp_progress(lp);
-        if (pme_next_event(lp->b, &ev))
-            break;
-        CHECK(now_s() - t0 < 10, "connect: b got nothing in 10 s");
-    }
-    CHECK(ev.type == PME_EV_MSG && ev.data_len == sizeof(hello) &&
-              memcmp(ev.data, hello, sizeof(hello)) == 0,
-          "connect: b got event %d (%zu bytes)", ev.type, (size_t)ev.data_len);
-    pme_event_release(lp->b, &ev);
-}
-
 void lp_close(struct lp_pair *lp)
 {
     pme_ep_close(lp->a);

@@ -25,10 +25,6 @@ void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire);
 void lp_open(struct lp_pair *lp, const struct pme_loop_faults *faults,
              void (*tweak)(struct pme_config *cfg));
 void lp_close(struct lp_pair *lp);
-/* Open a's direction to b: one message a to b, taken at b. Until that handshake ends a
- * does not know what b takes (bundles, say), and a stream started before it would show
- * how long the handshake took as much as what the stream does. */
-void lp_connect(struct lp_pair *lp);
 
 struct lp_stream {
     size_t count;            /* messages */
