@@ -373,7 +373,7 @@ struct pme_ep {
     uint32_t rma_self_pending;  /* our own lock requests on our windows, not granted */
 
     /* layer 5: adaptive waiting */
-    unsigned ncores;
+    unsigned ncores;            /* cores of the node the job may use (wait.c) */
     uint64_t load_sampled_ns;
     uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;

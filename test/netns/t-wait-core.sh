@@ -1,0 +1,11 @@
+#!/bin/bash
+# A process bound to a core of its own keeps polling in PME_WAIT=auto while another
+# core is busy, as ranks started with `mpiexec -bind-to core` must (see
+# test/netns/wait_own_core.c). Skipped on a machine with a single core.
+set -u
+. "$srcdir/test/netns/lib.sh"
+need_root
+prog=${builddir:-.}/test/netns/wait_own_core
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+pair pmewc$$ 9000
+ip netns exec pmewc$$a "$prog" pmewc$$va
