@@ -100,6 +100,15 @@ struct pme_dev {
     const struct pme_dev_placed *placed;
 };
 
+/* The descriptor that polls writable when the device can take frames again (see
+ * tx_fd; `blocked`: it refused some), or -1 when there is none to wait on. */
+static inline int pme_dev_room_fd(struct pme_dev *dev, bool blocked)
+{
+    if (dev->ops->tx_fd)
+        return dev->ops->tx_fd(dev, blocked);
+    return blocked ? dev->ops->fd(dev) : -1;
+}
+
 /* The loop device's test hook: cut it from its wire (its link reads as down). */
 void pme_dev_loop_cut(struct pme_dev *dev);
 int pme_dev_loop_is_cut(const struct pme_dev *dev);

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <endian.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -224,8 +225,18 @@ void pme_link_flush(struct pme_ep *ep)
         ep->ctr->tx_errors++;
         n = ep->nbatch;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         count_tx(ep, p, &ep->batch[i]);
+        /* A retransmission is a frame sent again, counted when the device takes it: a
+         * frame that a full device refused goes later as a first sending. (Counted when
+         * built, a blocked sender's every retry of the same batch counted once more:
+         * more retransmissions than frames sent, on a link shaped to 1 Gbit/s.) */
+        if (pme_seq_before(ep->batch_seq[i], ep->batch_snd_max)) {
+            ep->ctr->retransmits++;
+            p->ctr->retransmits++;
+            ep->shm->ifs[r->dev].retransmits++;
+        }
+    }
     ep->shm->ifs[r->dev].tx_frames += (uint64_t)n;
     if (n < ep->nbatch) {
         /* Frames never sent are not retransmissions when they go later. Only this
@@ -234,9 +245,15 @@ void pme_link_flush(struct pme_ep *ep)
         if (ep->ndev > 1 && !(ep->blocked_devs & (1u << r->dev)))
             want_room(ep, r->dev, true);
         ep->blocked_devs |= 1u << r->dev;
-        if (pme_seq_after(r->snd_max, ep->batch_seq[n]) &&
-            !pme_seq_after(ep->batch_snd_max, ep->batch_seq[n]))
-            r->snd_max = ep->batch_seq[n];
+        /* What has gone out: everything before the batch, and the batch up to its
+         * first refused frame. (Kept where the batch began, frames of a batch that ran
+         * from resent frames into new ones and was refused in its resent part counted
+         * as sent: their first sending was then taken for a resend.) */
+        uint32_t sent_end = pme_seq_after(ep->batch_snd_max, ep->batch_seq[n])
+                                ? ep->batch_snd_max
+                                : ep->batch_seq[n];
+        if (pme_seq_after(r->snd_max, sent_end))
+            r->snd_max = sent_end;
         if (r->rtt_timing && !pme_seq_before(r->rtt_seq, ep->batch_seq[n]))
             r->rtt_timing = false;
         pme_link_rewind(r, ep->batch_seq[n]);
@@ -337,9 +354,6 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
         if (build_frame(ep, p, k, m, r->cur_frame, ep->nbatch, flags))
             break;
         if (pme_seq_before(r->snd_nxt, r->snd_max)) {
-            ep->ctr->retransmits++;
-            p->ctr->retransmits++;
-            ep->shm->ifs[r->dev].retransmits++;
             r->rtt_timing = false; /* Karn: an ACK after a resend times nothing */
         } else if (!r->rtt_timing && (flags & PME_F_ACK_REQ)) {
             /* Time only frames the receiver answers at once: a delayed or piggybacked
@@ -500,15 +514,45 @@ void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t ack)
     pme_timer_rearm(ep, idx);
 }
 
-/* The devices have room again (or we try): resume every peer with work. */
+/* Which blocked devices may take frames again. Why ask first: a full device refuses a
+ * batch again after it was built (headers, MACs over every payload), and a polling sender
+ * built one on every pass while a link shaped to 1 Gbit/s drained; one poll() costs less.
+ * A device without a descriptor, or one that reports an error, is tried: its send says. */
+static uint32_t devs_with_room(struct pme_ep *ep)
+{
+    struct pollfd pfd[PME_MAX_DEVS];
+    unsigned dev_of[PME_MAX_DEVS], n = 0;
+    uint32_t room = 0;
+    for (unsigned d = 0; d < ep->ndev; d++) {
+        if (!(ep->blocked_devs & (1u << d)))
+            continue;
+        int fd = pme_dev_room_fd(ep->devs[d], true);
+        if (fd < 0) {
+            room |= 1u << d;
+            continue;
+        }
+        pfd[n] = (struct pollfd){fd, POLLOUT, 0};
+        dev_of[n++] = d;
+    }
+    if (n && poll(pfd, n, 0) > 0)
+        for (unsigned i = 0; i < n; i++)
+            if (pfd[i].revents)
+                room |= 1u << dev_of[i];
+    return room;
+}
+
+/* Resume every peer with work on the devices that have room again. */
 void pme_link_resume(struct pme_ep *ep)
 {
+    uint32_t room = devs_with_room(ep);
+    if (!room)
+        return;
     if (ep->ndev > 1)
         for (unsigned d = 0; d < ep->ndev; d++)
-            if (ep->blocked_devs & (1u << d))
+            if (room & (1u << d))
                 want_room(ep, d, false);
-    ep->tx_blocked = false;
-    ep->blocked_devs = 0;
+    ep->blocked_devs &= ~room;
+    ep->tx_blocked = ep->blocked_devs != 0;
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         if (p->tx_state == TX_OPEN && pme_peer_has_queued(p))
