@@ -9,12 +9,15 @@ need_root() {
     fi
 }
 
+# need_built PATH: the build's PATH (relative to $builddir), or fail; prints its full path.
+need_built() {
+    local f=${builddir:-.}/$1
+    [ -x "$f" ] || { echo "FAIL: $f not built (make check builds it)" >&2; exit 1; }
+    echo "$f"
+}
+
 need_tool() {
-    PME_PERF=${builddir:-.}/src/tools/pme_perf
-    if [ ! -x "$PME_PERF" ]; then
-        echo "FAIL: $PME_PERF not built"
-        exit 1
-    fi
+    PME_PERF=$(need_built src/tools/pme_perf) || exit 1
 }
 
 # pair NAME MTU: namespaces ${NAME}a and ${NAME}b joined by veth ${NAME}va <-> ${NAME}vb

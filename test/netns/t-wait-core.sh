@@ -5,7 +5,6 @@
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root
-prog=${builddir:-.}/test/netns/wait_own_core
-[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+prog=$(need_built test/netns/wait_own_core) || exit 1
 pair pmewc$$ 9000
 ip netns exec pmewc$$a "$prog" pmewc$$va

@@ -5,8 +5,7 @@
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root
-prog=${builddir:-.}/test/netns/wait_deadline
-[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+prog=$(need_built test/netns/wait_deadline) || exit 1
 pair pmetw$$ 9000
 for dev in ring pcap; do
     echo "== $dev"
