@@ -65,10 +65,7 @@ void pme_peers_free(struct pme_ep *ep);
 void pme_rails_choose_primary(const struct pme_ep *ep, struct pme_peer *p);
 /* Rails of the peer we send on (open, not dropped). */
 unsigned pme_rails_alive(const struct pme_peer *p);
-/* A rendezvous stream goes on the peer's stripe list (several rails) or whole on its
- * primary rail (one). */
-bool pme_rails_stripe(const struct pme_ep *ep, const struct pme_peer *p,
-                      const struct pme_txmsg *m);
+/* A rendezvous stream waits on the peer's stripe list, over one rail or several. */
 void pme_stripe_add(struct pme_peer *p, struct pme_txmsg *m);
 /* The next piece of the first stripe with bytes left, for a rail with nothing to send;
  * NULL when none. */

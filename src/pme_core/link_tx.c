@@ -414,16 +414,14 @@ void pme_rail_enqueue(struct pme_peer *p, unsigned k, struct pme_txmsg *m)
 void pme_link_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    if (pme_rails_stripe(ep, p, m)) {
+    if (m->type == PME_T_RDATA) {
         pme_stripe_add(p, m);
         return;
     }
-    if (m->type != PME_T_RDATA) {
-        if (!++p->tx_order)
-            p->tx_order = 1; /* 0 means "no order number" on the wire */
-        m->order = p->tx_order;
-        pme_rails_choose_primary(ep, p);
-    }
+    if (!++p->tx_order)
+        p->tx_order = 1; /* 0 means "no order number" on the wire */
+    m->order = p->tx_order;
+    pme_rails_choose_primary(ep, p);
     pme_rail_enqueue(p, p->primary, m);
 }
 

@@ -164,8 +164,8 @@ struct pme_rreq {
  * still unacknowledged. RDATA reads the sender's buffers through `cur`, which its
  * owner keeps alive until the item is done (pme_upcalls.item_done).
  *
- * With several rails a rendezvous stream is striped: its item (the "stripe") waits on
- * the peer's stripe list and the rails carve pieces of it, RDATA items of their own
+ * A rendezvous stream is striped, over one rail or several: its item (the "stripe")
+ * waits on the peer's stripe list and the rails carve pieces of it, RDATA items of their own
  * whose `stripe` points back at it and whose `base` is their first byte; the stripe is
  * done when every byte was carved and every piece acknowledged. Items that must arrive
  * in order (DATA, RTS, CTS) take one rail at a time and carry the peer's `order`

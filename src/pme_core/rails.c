@@ -12,6 +12,11 @@
  * and each rail that has sent everything it had carves the next piece, so a faster or
  * less loaded rail takes more, and a rail that stalls holds back only its pieces. Each
  * frame of a piece lands at its offset, whichever rail brought it.
+ *
+ * A single rail carves pieces too, at most a window of frames each, so that an in-order
+ * item waits behind one piece, not behind every stream queued before it. Queued whole,
+ * a CTS answering the peer's offer waited for all our own streams to go: both
+ * directions of an exchange of large messages then took turns instead of sharing.
  */
 #include "link.h"
 
@@ -53,12 +58,6 @@ void pme_rails_choose_primary(const struct pme_ep *ep, struct pme_peer *p)
         if (!m->stripe)
             return;
     p->primary = (uint8_t)want;
-}
-
-bool pme_rails_stripe(const struct pme_ep *ep, const struct pme_peer *p,
-                      const struct pme_txmsg *m)
-{
-    return m->type == PME_T_RDATA && ep->nrails > 1 && p->nrails > 1;
 }
 
 void pme_stripe_add(struct pme_peer *p, struct pme_txmsg *m)
