@@ -241,7 +241,6 @@ void pme_link_flush(struct pme_ep *ep)
     if (n < ep->nbatch) {
         /* Frames never sent are not retransmissions when they go later. Only this
          * device waits: the other rails go on. */
-        ep->tx_blocked = true;
         if (ep->ndev > 1 && !(ep->blocked_devs & (1u << r->dev)))
             want_room(ep, r->dev, true);
         ep->blocked_devs |= 1u << r->dev;
@@ -550,7 +549,6 @@ void pme_link_resume(struct pme_ep *ep)
             if (room & (1u << d))
                 want_room(ep, d, false);
     ep->blocked_devs &= ~room;
-    ep->tx_blocked = ep->blocked_devs != 0;
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         if (p->tx_state == TX_OPEN && pme_peer_has_queued(p))

@@ -357,8 +357,8 @@ struct pme_ep {
     pme_peer_t batch_peer;
     uint8_t batch_rail;
     uint32_t batch_snd_max; /* the rail's snd_max before the batch: what was sent before */
-    bool tx_blocked;        /* a device was full: wait for POLLOUT */
-    uint32_t blocked_devs;  /* which (bit k: ep->devs[k]); the others go on sending */
+    uint32_t blocked_devs;  /* devices that were full (bit k: ep->devs[k]): wait for their
+                             * POLLOUT; the others go on sending */
     uint32_t stopped_peers; /* peers we sent STOP and owe a GO */
     uint64_t version_nak_ns;
 

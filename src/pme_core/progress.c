@@ -30,7 +30,7 @@ static int poll_batch(struct pme_ep *ep)
 
 int pme_progress_pass(struct pme_ep *ep, bool poll_device)
 {
-    if (ep->tx_blocked)
+    if (ep->blocked_devs)
         pme_link_resume(ep);
     if (poll_device)
         poll_batch(ep);

@@ -387,7 +387,7 @@ void pme_link_dump(struct pme_ep *ep, FILE *f)
             ep->self.node, ep->self.ep, ep->npeers, ep->rx_used, ep->rx_reserved, ep->cfg.rx_pool_bytes,
             ep->tx_used, ep->evq.tail - ep->evq.head,
             ep->next_timer_ns ? (long long)(ep->next_timer_ns - now) / 1000 : -1LL,
-            ep->tx_blocked ? ", device full" : "");
+            ep->blocked_devs ? ", device full" : "");
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
         if (!pme_peer_has_queued(p) && !p->rndv_in && !p->rndv_out && !pme_peer_next_deadline(p) &&

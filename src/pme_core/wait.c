@@ -206,7 +206,7 @@ static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns)
     for (unsigned i = 0; i < ep->ndev; i++) {
         struct pme_dev *dev = ep->devs[i];
         int fd = dev->ops->fd(dev);
-        int out_fd = pme_dev_room_fd(dev, ep->tx_blocked);
+        int out_fd = pme_dev_room_fd(dev, ep->blocked_devs & (1u << i));
         pfd[n++] = (struct pollfd){fd, POLLIN | (out_fd == fd ? POLLOUT : 0), 0};
         if (out_fd >= 0 && out_fd != fd)
             pfd[n++] = (struct pollfd){out_fd, POLLOUT, 0};
