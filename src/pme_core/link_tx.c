@@ -103,10 +103,12 @@ static int gather(struct pme_ep *ep, int slot, struct pme_dev_frame *f,
     return PME_OK;
 }
 
-/* Build frame `fi` of item m on rail k into batch slot `slot`. */
+/* Build frame `fi` of item m on rail k into batch slot `slot`, with the caller's flags
+ * and those the frame itself calls for, which *flagsp returns. */
 static int build_frame(struct pme_ep *ep, struct pme_peer *p, unsigned k, struct pme_txmsg *m,
-                       uint32_t fi, int slot, uint16_t flags)
+                       uint32_t fi, int slot, uint16_t *flagsp)
 {
+    uint16_t flags = *flagsp;
     struct pme_rail *r = &p->rail[k];
     struct pme_dev_frame *f = &ep->batch[slot];
     uint8_t *buf = ep->batch_hdr[slot];
@@ -194,6 +196,7 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, unsigned k, struct
     f->iov[0].iov_len = PME_ETH_HLEN + sizeof(*wh) + sublen;
     pme_wire_seal(&ep->keys, &ep->self, pme_link_next_nonce(ep), f);
     ep->batch_seq[slot] = seq;
+    *flagsp = flags;
     return PME_OK;
 }
 
@@ -350,13 +353,17 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
         if (r->probe || r->snd_nxt + 1 - r->snd_una >= ep->cfg.window)
             flags |= PME_F_ACK_REQ;
         r->probe = false;
-        if (build_frame(ep, p, k, m, r->cur_frame, ep->nbatch, flags))
+        if (build_frame(ep, p, k, m, r->cur_frame, ep->nbatch, &flags))
             break;
         if (pme_seq_before(r->snd_nxt, r->snd_max)) {
             r->rtt_timing = false; /* Karn: an ACK after a resend times nothing */
         } else if (!r->rtt_timing && (flags & PME_F_ACK_REQ)) {
-            /* Time only frames the receiver answers at once: a delayed or piggybacked
-             * ACK measures the receiver's program, not the round trip. */
+            /* Time only frames the receiver answers at once (a full window, a probe,
+             * the last of a piece of a stream or of a one-sided request): a delayed or
+             * piggybacked ACK measures the receiver's program, not the round trip.
+             * (Only the first two were timed once: a stream that never filled the
+             * window, held back by a full device, had no estimate and a timeout at
+             * its floor, shorter than its acknowledgements' wait in the queues.) */
             r->rtt_timing = true;
             r->rtt_seq = r->snd_nxt;
             r->rtt_sent_ns = ep->now;
