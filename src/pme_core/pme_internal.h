@@ -165,12 +165,12 @@ struct pme_rreq {
  * owner keeps alive until the item is done (pme_upcalls.item_done).
  *
  * A rendezvous stream is striped, over one rail or several: its item (the "stripe")
- * waits on the peer's stripe list and the rails carve pieces of it, RDATA items of their own
- * whose `stripe` points back at it and whose `base` is their first byte; the stripe is
- * done when every byte was carved and every piece acknowledged. Items that must arrive
- * in order (DATA, RTS, CTS) take one rail at a time and carry the peer's `order`
- * number, so that a receiver takes each once even when a dead rail's items go again
- * over another. */
+ * waits on the peer's stripe list and the rails carve pieces of it, RDATA items of
+ * their own whose `stripe` points back at it and whose `base` is their first byte; the
+ * stripe is done when every byte was carved and every piece acknowledged. Items that
+ * must arrive in order (DATA, RTS, CTS) take one rail at a time and carry the peer's
+ * `order` number, so that a receiver takes each once even when a dead rail's items go
+ * again over another. */
 struct pme_txmsg {
     struct pme_txmsg *next;
     uint8_t type;           /* PME_T_DATA, RTS, CTS, RDATA, NOP */
