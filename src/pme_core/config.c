@@ -33,6 +33,9 @@ void pme_config_init(struct pme_config *cfg)
      * messages at MTU 9000 lost (0.87), its two copies then sharing both cores. */
     cfg->eager_max = 69632;
     cfg->window = 64;
+    /* Seven windows of 9000-byte frames, or one of 65535-byte frames: what a loss on
+     * that many busy rails at once keeps. */
+    cfg->hold_bytes = 4u << 20;
     cfg->rx_pool_bytes = 32u << 20;
     cfg->tx_pool_bytes = 32u << 20;
     cfg->credit_bytes = 256u << 10;
@@ -244,6 +247,7 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     if (cfg->window < 1)
         return bad(err, errlen, "PME_WINDOW", getenv("PME_WINDOW"),
                    "a number of frames from 1 to 4096");
+    NUM("PME_HOLD", hold_bytes, 1ull << 40, 1, "a size such as 4m, or 0 for Go-Back-N alone")
     NUM("PME_RX_POOL", rx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
     NUM("PME_TX_POOL", tx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")

@@ -23,7 +23,7 @@
 #define PME_SHM_BASE_DEFAULT "/dev/shm"
 #define PME_SHM_DIR_PREFIX "pme-"
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
-#define PME_SHM_LAYOUT 5
+#define PME_SHM_LAYOUT 6 /* 6: rx_held */
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS
 
 struct pme_shm_peer {

@@ -326,6 +326,7 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     ep->cfg.iface = ep->cfg_iface;
     ep->up = &pme_msg_upcalls;
     ep->wait_fd = -1;
+    ep->held_room = ep->cfg.hold_bytes;
     if (pme_getrandom(&ep->self.incarnation, sizeof(ep->self.incarnation)))
         ep->self.incarnation = (uint32_t)pme_now_ns() ^ (uint32_t)getpid();
     if (!ep->self.incarnation)

@@ -106,6 +106,11 @@ uint32_t pme_link_data_room(const struct pme_peer *p);
 void pme_link_flush(struct pme_ep *ep);
 void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t ack);
 void pme_link_rewind(struct pme_rail *r, uint32_t seq);
+/* LOSE named frames [first, end) of rail k: resend those alone, before anything new. */
+void pme_link_resend(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t first,
+                     uint32_t end);
+/* Send the frames rail k has to resend alone, now (if its device has room). */
+void pme_link_pump_resends(struct pme_ep *ep, pme_peer_t idx, unsigned k);
 void pme_link_resume(struct pme_ep *ep);
 void pme_link_purge(struct pme_ep *ep, pme_peer_t idx, int status);
 

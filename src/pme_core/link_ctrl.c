@@ -113,13 +113,12 @@ void pme_link_hello(struct pme_ep *ep, pme_peer_t idx, unsigned k)
         if (pme_getrandom(&isn, sizeof(isn)))
             isn = (uint32_t)ep->now ^ ep->self.incarnation ^ k;
         r->snd_una = r->snd_nxt = r->snd_max = isn;
+        r->resend_lo = r->resend_hi = isn;
         r->state = RAIL_HELLO;
-        r->hello_tries = 0;
         r->rto_us = ep->cfg.rto_us;
     }
     uint8_t body[CTRL_SUB_MAX];
     size_t len = pme_link_hello_body(ep, body, r->snd_una, 0);
-    r->hello_tries++;
     pme_link_ctrl_rail(ep, idx, k, PME_T_HELLO, body, len);
     pme_timer_arm_rto(ep, idx, k);
 }

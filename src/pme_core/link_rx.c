@@ -1,12 +1,13 @@
 /*
  * link_rx.c - the receiving half: every frame is judged by the wire layer first
  * (addressing, job, length, MAC or CRC) and changes nothing until it passed; then
- * Go-Back-N for PM on the receiver (Appendix B), on each rail of its own: accept only
+ * Go-Back-N for PM on the receiver (Appendix B), on each rail of its own: deliver only
  * the next frame in the rail's sequence; an older one is a duplicate (ACK again), a
- * newer one means a loss (one LOSE per gap); no buffer means STOP, and GO once there is
- * room. Items that must arrive in order carry the sender's order number: one we took
- * already (sent again over another rail after its first rail died) is acknowledged and
- * not delivered twice.
+ * newer one means a loss: it is held (held.h) and a LOSE names the frames missing
+ * before it, so that the sender resends those alone; no buffer means STOP, and GO once
+ * there is room. Items that must arrive in order carry the sender's order number: one
+ * we took already (sent again over another rail after its first rail died) is
+ * acknowledged and not delivered twice.
  *
  * A peer's frames must carry the incarnation we know for it (its HELLO or HELLO_ACK
  * taught us) and, when frames are authenticated, a nonce we have not seen: a frame of
@@ -174,6 +175,7 @@ static bool rx_open(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello
     r->r->rcv_nxt = ntohl(h->first_seq);
     r->r->rx_open = p->rx_open = true;
     r->r->lose_sent = r->r->we_stopped = false;
+    pme_held_clear(&r->r->held, ep->cfg.window, &ep->held_room);
     p->rx_grant = ep->up->peer_open(ep, r->idx);
     p->credit_granted = p->credit_consumed + p->rx_grant;
     uint16_t mf = ntohs(h->max_frame);
@@ -205,6 +207,7 @@ static void on_rail_hello(struct pme_ep *ep, struct rx *r, const struct pme_wire
             r->r->rcv_nxt = ntohl(h->first_seq);
             r->r->rx_open = true;
             r->r->lose_sent = r->r->we_stopped = false;
+            pme_held_clear(&r->r->held, ep->cfg.window, &ep->held_room);
         }
         answer_hello(ep, r);
         if (p->tx_state == TX_OPEN && r->r->state == RAIL_NEW)
@@ -288,6 +291,104 @@ static int order_check(const struct pme_peer *p, const struct pme_wire_hdr *wh)
     return pme_seq_before(order, p->rx_order) ? ORDER_SEEN : ORDER_AHEAD;
 }
 
+/* Take the frame that is due on its rail (rcv_nxt): deliver it, or say why not. False
+ * when the rail's sequence did not move (no buffer: STOP; an item ahead of the one due). */
+static bool take_due(struct pme_ep *ep, struct rx *r)
+{
+    struct pme_peer *p = r->p;
+    struct pme_rail *rl = r->r;
+    int order = order_check(p, r->wh);
+    if (order == ORDER_AHEAD) {
+        ep->ctr->drop_out_of_order++;
+        p->ctr->drop_out_of_order++;
+        rl->ack_now = true; /* the sender sends it again later */
+        pme_peer_mark_dirty(ep, r->idx);
+        return false;
+    }
+    int taken = r->wh->type == PME_T_NOP || order == ORDER_SEEN
+                    ? 0
+                    : ep->up->deliver(ep, r->idx, r->wh, (const uint8_t *)(r->wh + 1), r->len,
+                                      r->flags);
+    if (order == ORDER_SEEN) {
+        ep->ctr->drop_duplicate++;
+        p->ctr->drop_duplicate++;
+    }
+    if (taken == PME_RX_NO_BUFFER) {
+        ep->ctr->drop_no_buffer++;
+        p->ctr->drop_no_buffer++;
+        /* The sender goes back to this frame and resends all after it: what we held
+         * comes again. */
+        pme_held_clear(&rl->held, ep->cfg.window, &ep->held_room);
+        /* STOP once, and again to each probe while the pool stays full. */
+        if (!rl->we_stopped || (r->flags & PME_F_ACK_REQ)) {
+            if (!rl->we_stopped)
+                ep->stopped_peers++;
+            rl->we_stopped = true;
+            pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_STOP, NULL, 0);
+        }
+        return false;
+    }
+    rl->rcv_nxt++;
+    rl->lose_sent = false;
+    if (order == ORDER_DUE && ntohl(r->wh->order) && (r->flags & PME_F_LAST) &&
+        r->wh->type != PME_T_RDATA && !++p->rx_order)
+        p->rx_order = 1;
+    if (rl->we_stopped) {
+        /* A probe got through: there is room again, let the sender go on. */
+        rl->we_stopped = false;
+        ep->stopped_peers--;
+        pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_GO, NULL, 0);
+        return true;
+    }
+    rl->unacked++;
+    if ((r->flags & PME_F_ACK_REQ) || rl->unacked * 2 >= ep->cfg.window) {
+        rl->ack_now = true;
+        pme_peer_mark_dirty(ep, r->idx);
+    } else {
+        pme_timer_arm_ack(ep, r->idx, r->k);
+    }
+    return true;
+}
+
+/* A frame ahead of the one due: frames before it were lost (or are late). Hold it, and
+ * name to the sender the frames missing between what we saw last and it; or, holding
+ * nothing, drop it and ask for everything from the first missing frame (Go-Back-N). */
+static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
+{
+    struct pme_peer *p = r->p;
+    struct pme_rail *rl = r->r;
+    /* A frame the kernel placed in the user's buffer is not held: only its headers are
+     * here, and its place is checked as it arrives. */
+    bool holdable = ep->cfg.hold_bytes && seq - rl->rcv_nxt < ep->cfg.window &&
+                    !ep->devs[r->dev]->placed;
+    uint32_t from = rl->held.n ? rl->held.high : rl->rcv_nxt; /* first frame not seen */
+    enum pme_hold_result h =
+        holdable ? pme_held_put(&rl->held, ep->cfg.window, &ep->held_room, seq, r->wh,
+                                sizeof(*r->wh) + r->len)
+                 : PME_HOLD_NO_ROOM;
+    if (h == PME_HOLD_ALREADY) {
+        ep->ctr->drop_duplicate++;
+        p->ctr->drop_duplicate++;
+        return;
+    }
+    if (h == PME_HOLD_NO_ROOM) {
+        ep->ctr->drop_out_of_order++;
+        p->ctr->drop_out_of_order++;
+        if (!holdable && !rl->lose_sent) {
+            rl->lose_sent = true;
+            pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, NULL, 0);
+        }
+        /* Else a later frame's LOSE names this one too, or the sender's timeout
+         * resends it. */
+        return;
+    }
+    ep->ctr->rx_held++;
+    if (pme_seq_after(seq, from)) {
+        struct pme_wire_lose gap = {htonl(from), htonl(seq - from)};
+        pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, &gap, sizeof(gap));
+    }
+}
+
 static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
 {
     struct pme_peer *p = r->p;
@@ -304,62 +405,42 @@ static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
             p->ctr->drop_duplicate++;
             rl->ack_now = true;
         } else {
-            ep->ctr->drop_out_of_order++;
-            p->ctr->drop_out_of_order++;
-            if (!rl->lose_sent) {
-                rl->lose_sent = true;
-                pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, NULL, 0);
+            rx_after_gap(ep, r, seq);
+        }
+        pme_peer_mark_dirty(ep, r->idx);
+        return;
+    }
+    if (rl->held.n) {
+        /* A copy we hold of this frame is stale now: this one goes up. */
+        struct pme_held_frame *copy = pme_held_take(&rl->held, ep->cfg.window, seq);
+        if (copy)
+            pme_held_release(copy, &ep->held_room);
+    }
+    if (take_due(ep, r) && rl->held.n)
+        pme_peer_mark_dirty(ep, r->idx); /* the frames held after it: after the batch */
+}
+
+/* Deliver the frames held on the peer's rails that are due now that their gap filled.
+ * After a receive batch, not inside it: a device that placed a payload in the user's
+ * buffer says so for the frame it is delivering, which none of these is. */
+static void drain_held(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
+{
+    for (unsigned k = 0; k < p->nrails; k++) {
+        struct pme_rail *rl = &p->rail[k];
+        while (rl->held.n && rl->rx_open && p->tx_state != TX_FAILED) {
+            struct pme_held_frame *f = pme_held_take(&rl->held, ep->cfg.window, rl->rcv_nxt);
+            if (!f)
+                break;
+            struct rx r = {.wh = (const void *)f->frame, .len = f->len - sizeof(*r.wh),
+                           .idx = idx, .p = p, .dev = rl->dev, .k = (uint8_t)k, .r = rl};
+            r.flags = ntohs(r.wh->flags);
+            bool moved = take_due(ep, &r);
+            pme_held_release(f, &ep->held_room);
+            if (!moved) {
+                pme_held_clear(&rl->held, ep->cfg.window, &ep->held_room);
+                break;
             }
         }
-        pme_peer_mark_dirty(ep, r->idx);
-        return;
-    }
-    int order = order_check(p, r->wh);
-    if (order == ORDER_AHEAD) {
-        ep->ctr->drop_out_of_order++;
-        p->ctr->drop_out_of_order++;
-        rl->ack_now = true; /* the sender sends it again later */
-        pme_peer_mark_dirty(ep, r->idx);
-        return;
-    }
-    int taken = r->wh->type == PME_T_NOP || order == ORDER_SEEN
-                    ? 0
-                    : ep->up->deliver(ep, r->idx, r->wh, (const uint8_t *)(r->wh + 1), r->len,
-                                      r->flags);
-    if (order == ORDER_SEEN) {
-        ep->ctr->drop_duplicate++;
-        p->ctr->drop_duplicate++;
-    }
-    if (taken == PME_RX_NO_BUFFER) {
-        ep->ctr->drop_no_buffer++;
-        p->ctr->drop_no_buffer++;
-        /* STOP once, and again to each probe while the pool stays full. */
-        if (!rl->we_stopped || (r->flags & PME_F_ACK_REQ)) {
-            if (!rl->we_stopped)
-                ep->stopped_peers++;
-            rl->we_stopped = true;
-            pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_STOP, NULL, 0);
-        }
-        return;
-    }
-    rl->rcv_nxt++;
-    rl->lose_sent = false;
-    if (order == ORDER_DUE && ntohl(r->wh->order) && (r->flags & PME_F_LAST) &&
-        r->wh->type != PME_T_RDATA && !++p->rx_order)
-        p->rx_order = 1;
-    if (rl->we_stopped) {
-        /* A probe got through: there is room again, let the sender go on. */
-        rl->we_stopped = false;
-        ep->stopped_peers--;
-        pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_GO, NULL, 0);
-        return;
-    }
-    rl->unacked++;
-    if ((r->flags & PME_F_ACK_REQ) || rl->unacked * 2 >= ep->cfg.window) {
-        rl->ack_now = true;
-        pme_peer_mark_dirty(ep, r->idx);
-    } else {
-        pme_timer_arm_ack(ep, r->idx, r->k);
     }
 }
 
@@ -439,7 +520,13 @@ static void on_control(struct pme_ep *ep, struct rx *r)
     case PME_T_LOSE:
         ep->ctr->lose_rx++;
         p->ctr->lose_rx++;
-        if (rewind_point(r, &next) && pme_seq_before(next, r->r->snd_nxt)) {
+        if (!rewind_point(r, &next))
+            break;
+        if (r->len >= sizeof(struct pme_wire_lose)) {
+            const struct pme_wire_lose *gap = (const void *)(r->wh + 1);
+            uint32_t first = ntohl(gap->first);
+            pme_link_resend(ep, r->idx, r->k, first, first + ntohl(gap->count));
+        } else if (pme_seq_before(next, r->r->snd_nxt)) {
             pme_link_rewind(r->r, next);
             pme_peer_mark_dirty(ep, r->idx);
         }
@@ -594,6 +681,7 @@ void pme_link_after_batch(struct pme_ep *ep)
         p->dirty = false;
         if (p->tx_state == TX_FAILED)
             continue;
+        drain_held(ep, idx, p);
         pme_link_pump(ep, idx);
         if (!p->rx_open)
             continue;

@@ -5,9 +5,10 @@
  * offers and answers on the primary rail; rendezvous data streams, or pieces of them
  * when the peer has several rails: rails.c decides). Frame i of an item is always
  * rebuilt the same way from the item itself, so nothing is kept per frame: after a
- * LOSE, STOP or timeout the rail's cursor simply moves back to its first
- * unacknowledged frame (Appendix B, S2). Items leave the queue when their last frame
- * is acknowledged.
+ * STOP, a timeout or a LOSE that names no frames the rail's cursor simply moves back
+ * to its first unacknowledged frame (Appendix B, S2); the frames a LOSE names (the
+ * receiver holds those after them) are rebuilt alone, ahead of the cursor. Items
+ * leave the queue when their last frame is acknowledged.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -263,24 +264,65 @@ void pme_link_flush(struct pme_ep *ep)
     ep->nbatch = 0;
 }
 
+/* The item that frame seq of the rail belongs to, and its index in it: NULL when seq
+ * is where no frame has been sent yet. */
+static struct pme_txmsg *item_of(const struct pme_rail *r, uint32_t seq, uint32_t *fi)
+{
+    for (struct pme_txmsg *m = r->q_head; m && m->started; m = m->next)
+        if (pme_seq_in(seq, m->first_seq, m->first_seq + m->nframes)) {
+            *fi = seq - m->first_seq;
+            return m;
+        }
+    return NULL;
+}
+
 /* Move the rail's cursor so that the next frame sent is `seq` (back after a loss,
- * forward after a late ACK). */
+ * forward after a late ACK). Everything from seq goes again in order, so no frame
+ * waits to be resent alone any more. */
 void pme_link_rewind(struct pme_rail *r, uint32_t seq)
 {
     r->snd_nxt = seq;
-    struct pme_txmsg *m = r->q_head;
-    while (m && m->started && !pme_seq_in(seq, m->first_seq, m->first_seq + m->nframes))
-        m = m->next;
-    if (m && m->started) {
+    r->resend_lo = r->resend_hi;
+    uint32_t fi;
+    struct pme_txmsg *m = item_of(r, seq, &fi);
+    if (m) {
         r->cur = m;
-        r->cur_frame = seq - m->first_seq;
+        r->cur_frame = fi;
         return;
     }
     /* seq is where no frame has been sent yet: the first unstarted item. */
-    while (m && m->started)
-        m = m->next;
+    for (m = r->q_head; m && m->started; m = m->next)
+        ;
     r->cur = m;
     r->cur_frame = 0;
+}
+
+void pme_link_resend(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t first,
+                     uint32_t end)
+{
+    struct pme_rail *r = &pme_peer_get(ep, idx)->rail[k];
+    /* Only frames sent and not acknowledged: what the cursor has not reached (again)
+     * goes anyway, and a range beyond what we sent names nothing of ours. */
+    if (pme_seq_before(first, r->snd_una))
+        first = r->snd_una;
+    if (pme_seq_after(end, r->snd_nxt))
+        end = r->snd_nxt;
+    if (!pme_seq_before(first, end))
+        return;
+    if (r->resend_lo == r->resend_hi) {
+        r->resend_lo = first;
+        r->resend_hi = end;
+    } else {
+        /* One range per rail: two gaps become the span over both, which resends the
+         * frames between them too. Only while the device is full: else a range goes at
+         * once, below. */
+        if (pme_seq_before(first, r->resend_lo))
+            r->resend_lo = first;
+        if (pme_seq_after(end, r->resend_hi))
+            r->resend_hi = end;
+    }
+    /* Now, before the next LOSE of this batch of received frames names another gap. */
+    pme_link_pump_resends(ep, idx, k);
 }
 
 /* An eager message takes its credit when it first goes out (once: an item that moves
@@ -304,22 +346,61 @@ static bool take_credit(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
     return true;
 }
 
-/* Send what rail k of the peer may: its queue, then pieces of the peer's stripes, as
- * far as its window, STOP and its device allow. */
-static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, unsigned k)
+/* Frames built from here on go into a batch of rail k of the peer (it sends the batch
+ * of another rail first). */
+static void batch_begin(struct pme_ep *ep, pme_peer_t idx, unsigned k)
 {
-    struct pme_rail *r = &p->rail[k];
-    if (r->state != RAIL_OPEN || (ep->blocked_devs & (1u << r->dev)))
-        return;
-    if (!r->cur && !p->stripe_head)
-        return;
+    struct pme_rail *r = &pme_peer_get(ep, idx)->rail[k];
     if (ep->nbatch && (ep->batch_peer != idx || ep->batch_rail != k))
         pme_link_flush(ep);
     if (!ep->nbatch)
         ep->batch_snd_max = r->snd_max;
     ep->batch_peer = idx;
     ep->batch_rail = (uint8_t)k;
+}
+
+/* The frames a LOSE named, each alone: the receiver holds the ones after them. The
+ * last asks for an ACK at once: it fills the gap, and the ACK then covers what was
+ * held too. */
+static void pump_resends(struct pme_ep *ep, struct pme_peer *p, unsigned k)
+{
+    struct pme_rail *r = &p->rail[k];
+    while (r->resend_lo != r->resend_hi && !(r->stopped && !r->probe) &&
+           !(ep->blocked_devs & (1u << r->dev))) {
+        uint32_t seq = r->resend_lo, fi;
+        struct pme_txmsg *m = item_of(r, seq, &fi);
+        if (!m) {
+            r->resend_lo = r->resend_hi; /* (ACKs trim the range: not reached) */
+            break;
+        }
+        uint16_t flags = seq + 1 == r->resend_hi ? PME_F_ACK_REQ : 0;
+        if (build_frame(ep, p, k, m, fi, ep->nbatch, &flags))
+            break;
+        if (r->rtt_timing && !pme_seq_before(r->rtt_seq, seq))
+            r->rtt_timing = false; /* Karn: the timed frame's ACK waits for this resend */
+        ep->nbatch++;
+        r->resend_lo++;
+        if (ep->nbatch == PME_TX_BATCH) {
+            pme_link_flush(ep);
+            ep->batch_snd_max = r->snd_max;
+        }
+    }
+}
+
+/* Send what rail k of the peer may: frames a LOSE named, its queue, then pieces of the
+ * peer's stripes, as far as its window, STOP and its device allow. */
+static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, unsigned k)
+{
+    struct pme_rail *r = &p->rail[k];
+    if (r->state != RAIL_OPEN || (ep->blocked_devs & (1u << r->dev)))
+        return;
+    if (!r->cur && !p->stripe_head && r->resend_lo == r->resend_hi)
+        return;
+    batch_begin(ep, idx, k);
+    pump_resends(ep, p, k);
     for (;;) {
+        if (ep->blocked_devs & (1u << r->dev))
+            break;
         if (r->stopped && !r->probe)
             break;
         if (r->snd_nxt - r->snd_una >= ep->cfg.window && !r->probe) {
@@ -386,6 +467,21 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
     pme_link_flush(ep);
     if (pme_rail_has_inflight(r) && !r->rto_deadline)
         pme_timer_arm_rto(ep, idx, k);
+}
+
+void pme_link_pump_resends(struct pme_ep *ep, pme_peer_t idx, unsigned k)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    struct pme_rail *r = &p->rail[k];
+    if (p->tx_state != TX_OPEN || r->state != RAIL_OPEN || r->resend_lo == r->resend_hi)
+        return;
+    if (ep->blocked_devs & (1u << r->dev)) {
+        pme_peer_mark_dirty(ep, idx); /* resumed when the device has room */
+        return;
+    }
+    batch_begin(ep, idx, k);
+    pump_resends(ep, p, k);
+    pme_link_flush(ep);
 }
 
 void pme_link_pump(struct pme_ep *ep, pme_peer_t idx)
@@ -479,6 +575,8 @@ void pme_link_ack(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t ack)
     if (!pme_seq_after(una, r->snd_una) || pme_seq_after(una, r->snd_max))
         return;
     r->snd_una = una;
+    if (r->resend_lo != r->resend_hi && pme_seq_before(r->resend_lo, una))
+        r->resend_lo = pme_seq_before(una, r->resend_hi) ? una : r->resend_hi;
     bool sampled = false;
     if (r->rtt_timing && pme_seq_after(una, r->rtt_seq)) {
         r->rtt_timing = false;

@@ -197,6 +197,8 @@ void pme_peers_free(struct pme_ep *ep)
 {
     for (uint32_t i = 0; i < ep->npeers; i++) {
         struct pme_peer *p = pme_peer_get(ep, i);
+        for (unsigned k = 0; k < p->nrails; k++)
+            pme_held_clear(&p->rail[k].held, ep->cfg.window, &ep->held_room);
         if (p->rail != &p->rail0)
             free(p->rail);
     }

@@ -145,6 +145,8 @@ struct pme_config {
     unsigned mtu;               /* 0: the interface's MTU               PME_MTU */
     size_t eager_max;           /* largest eager message                PME_EAGER_MAX */
     unsigned window;            /* frames in flight per peer (Go-Back-N N) PME_WINDOW */
+    size_t hold_bytes;          /* frames after a gap kept so that only the lost ones are
+                                 * resent (0: plain Go-Back-N)        PME_HOLD */
     size_t rx_pool_bytes;       /* receive pool of the endpoint         PME_RX_POOL */
     size_t tx_pool_bytes;       /* eager send copies of the endpoint    PME_TX_POOL */
     size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
@@ -425,6 +427,7 @@ struct pme_counters {
     uint64_t rails_dropped; /* rails to peers given up (link down, or unanswered) */
     uint64_t rma_in;        /* one-sided requests this endpoint acted on as target */
     uint64_t rma_refused;   /* ... and refused (no such window, out of its bounds, bad op) */
+    uint64_t rx_held;       /* frames that came after a gap, held until it filled */
 };
 #define PME_COUNTER_NAMES(X) \
     X(tx_frames) X(tx_bytes) X(rx_frames) X(rx_bytes) X(tx_errors) \
@@ -437,7 +440,7 @@ struct pme_counters {
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \
     X(peers_failed) X(peers_closed) X(wait_spins) X(wait_sleeps) X(helper_passes) \
-    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused)
+    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused) X(rx_held)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 /* Frames through each interface the endpoint spans (rail k is interface k on a switched

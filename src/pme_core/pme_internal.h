@@ -37,6 +37,7 @@
 #include "cache.h"
 #include "clock.h"
 #include "dev.h"
+#include "held.h"
 #include "idxvec.h"
 #include "iovcur.h"
 #include "pme.h"
@@ -221,12 +222,12 @@ struct pme_rail {
     bool rtt_timing;
     /* send direction */
     uint32_t snd_una, snd_nxt, snd_max;
-    struct pme_txmsg *q_head, *q_tail, *cur;
+    uint32_t resend_lo, resend_hi; /* frames a LOSE named to resend alone (lo == hi: none) */
     uint32_t cur_frame;
     uint32_t rto_us;        /* current timeout, doubled by each expiry */
     uint32_t srtt_us, rttvar_us; /* smoothed round trip and its variation (0: none yet) */
     uint32_t rtt_seq;       /* the frame being timed, if rtt_timing */
-    uint32_t hello_tries;
+    struct pme_txmsg *q_head, *q_tail, *cur;
     uint64_t rtt_sent_ns;
     uint64_t rto_deadline;
     uint64_t owed_since_ns; /* when it began to owe us an answer on this rail (0: none) */
@@ -235,6 +236,7 @@ struct pme_rail {
     uint32_t rcv_nxt;
     uint32_t unacked;
     uint64_t ack_deadline;
+    struct pme_held held;   /* frames after a gap, kept until it fills (held.h) */
     struct pme_replay replay;  /* the peer's nonces seen on this rail (this incarnation) */
 };
 
@@ -360,6 +362,7 @@ struct pme_ep {
     uint32_t blocked_devs;  /* devices that were full (bit k: ep->devs[k]): wait for their
                              * POLLOUT; the others go on sending */
     uint32_t stopped_peers; /* peers we sent STOP and owe a GO */
+    size_t held_room;       /* bytes still free for frames held after gaps (PME_HOLD) */
     uint64_t version_nak_ns;
 
     /* layer 4 */

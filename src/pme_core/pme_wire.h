@@ -52,7 +52,8 @@ enum pme_wire_type {
 	PME_T_RMA = 6,          /* one-sided request or answer: pme_wire_rma + bytes */
 	/* Unsequenced control. */
 	PME_T_ACK = 16,         /* hdr.ack acknowledges every frame up to it */
-	PME_T_LOSE = 17,        /* a gap after hdr.ack: rewind to hdr.ack + 1 */
+	PME_T_LOSE = 17,        /* a gap: pme_wire_lose names it; without one (senders
+				 * before it) rewind to hdr.ack + 1 */
 	PME_T_STOP = 18,        /* out of buffers: hdr.ack accepted, stop sending */
 	PME_T_GO = 19,          /* buffers again: resume from hdr.ack + 1 */
 	PME_T_CREDIT = 20,      /* hdr.credit carries a new eager credit limit */
@@ -287,6 +288,15 @@ static inline __u32 pme_wire_rma_room(__u32 max_frame)
 }
 
 /* PME_T_PING / PME_T_PONG */
+/* LOSE: frames [first, first + count) of the rail did not arrive; the receiver holds
+ * the ones after them that did, so only these are resent. A receiver that holds
+ * nothing (PME_HOLD=0, or out of room) sends LOSE without it: go back to hdr.ack + 1.
+ */
+struct pme_wire_lose {
+	__be32 first;
+	__be32 count;
+} __attribute__((packed));
+
 struct pme_wire_ping {
 	__be64 token;           /* echoed by PONG */
 	__be32 rcv_nxt;         /* PONG: the answerer's next expected seq from the pinger (rail) */

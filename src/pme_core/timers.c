@@ -337,6 +337,7 @@ void pme_peer_close(struct pme_ep *ep, pme_peer_t idx, int status, bool report)
         }
         r->stopped = r->probe = r->rx_open = false;
         r->rto_deadline = r->ack_deadline = r->owed_since_ns = 0;
+        pme_held_clear(&r->held, ep->cfg.window, &ep->held_room);
     }
     p->credit_stalled = p->ping_out = false;
     p->peer_deadline = 0;
@@ -404,13 +405,14 @@ void pme_link_dump(struct pme_ep *ep, FILE *f)
             struct pme_rail *r = &p->rail[k];
             if (r->state == RAIL_NEW && !r->rx_open)
                 continue;
-            fprintf(f, "    rail %u %s: send una %u nxt +%u max +%u %s%s rto %u us (srtt %u "
-                    "var %u) in %lld us; recv %s nxt %u unacked %u%s%s\n",
+            fprintf(f, "    rail %u %s: send una %u nxt +%u max +%u resend %u %s%s rto %u us "
+                    "(srtt %u var %u) in %lld us; recv %s nxt %u unacked %u held %u%s%s\n",
                     k, rail_states[r->state], r->snd_una, r->snd_nxt - r->snd_una,
-                    r->snd_max - r->snd_una, r->cur ? "queued " : "",
-                    r->stopped ? "STOPPED " : "", r->rto_us, r->srtt_us, r->rttvar_us,
+                    r->snd_max - r->snd_una, r->resend_hi - r->resend_lo,
+                    r->cur ? "queued " : "", r->stopped ? "STOPPED " : "", r->rto_us,
+                    r->srtt_us, r->rttvar_us,
                     r->rto_deadline ? (long long)(r->rto_deadline - now) / 1000 : -1LL,
-                    r->rx_open ? "open" : "closed", r->rcv_nxt, r->unacked,
+                    r->rx_open ? "open" : "closed", r->rcv_nxt, r->unacked, r->held.n,
                     r->we_stopped ? " we-stopped" : "", r->lose_sent ? " lose-sent" : "");
         }
     }

@@ -285,7 +285,7 @@ bool pme_wire_nak_parse(const struct pme_wire_keys *k, const struct pme_wire_sel
 
 bool pme_replay_fresh(const struct pme_replay *r, uint64_t nonce)
 {
-    if (!r->any || nonce > r->top)
+    if (!r->window || nonce > r->top)
         return true;
     uint64_t back = r->top - nonce;
     return back < 64 && !(r->window >> back & 1);
@@ -293,8 +293,7 @@ bool pme_replay_fresh(const struct pme_replay *r, uint64_t nonce)
 
 void pme_replay_mark(struct pme_replay *r, uint64_t nonce)
 {
-    if (!r->any) {
-        r->any = true;
+    if (!r->window) {
         r->top = nonce;
         r->window = 1;
     } else if (nonce > r->top) {

@@ -114,8 +114,7 @@ bool pme_wire_nak_parse(const struct pme_wire_keys *k, const struct pme_wire_sel
  * below it (frames of one sender reach us nearly in order). */
 struct pme_replay {
     uint64_t top;
-    uint64_t window;    /* bit i: top - i was seen */
-    bool any;
+    uint64_t window;    /* bit i: top - i was seen; 0: nothing seen yet */
 };
 
 /* Would nonce be new? pme_replay_mark records it once the frame was accepted. */

@@ -232,6 +232,10 @@ static void good_frames(void)
         emit(f, build(f, &k_crc, bare[i].type, 0, NULL, 0, NULL, 0), bare[i].name, "Good", "-",
              "-");
 
+    struct pme_wire_lose l = {htonl(1001), htonl(3)};
+    emit(f, build(f, &k_crc, PME_T_LOSE, 0, &l, sizeof(l), NULL, 0), "lose_range", "Good", "-",
+         "-");
+
     struct pme_wire_ping p = {htobe64(0x1122334455667788ull), htonl(1001), 0};
     emit(f, build(f, &k_crc, PME_T_PING, 0, &p, sizeof(p), NULL, 0), "ping", "Good", "-", "-");
     emit(f, build(f, &k_crc, PME_T_PONG, 0, &p, sizeof(p), NULL, 0), "pong", "Good", "-", "-");

@@ -128,6 +128,8 @@ return function()
     field("ping_token", u64("pme.ping.token", "Token", HEX))
     field("ping_rcv_nxt", u32("pme.ping.rcv_nxt", "Next expected sequence number", DEC))
     field("ping_pad", u32("pme.ping.pad", "Padding", HEX))
+    field("lose_first", u32("pme.lose.first", "First frame lost", DEC))
+    field("lose_count", u32("pme.lose.count", "Frames lost", DEC))
     field("rma_op", u8("pme.rma.op", "Operation", DEC, W.rma_ops))
     field("rma_flags", u8("pme.rma.flags", "Lock flags", HEX))
     field("rma_f_shared", ProtoField.bool("pme.rma.flags.shared", "Takes the lock, shared", 8, nil,

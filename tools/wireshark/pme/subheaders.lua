@@ -216,9 +216,17 @@ return function(W)
     end }
     decoders[24], decoders[25] = ping, ping
 
-    -- Types without a sub-header: NOP, ACK, LOSE, STOP, GO, CREDIT, CREDIT_REQ, BYE.
+    -- LOSE: the frames lost, which alone go again; a LOSE without it (from a receiver
+    -- that holds nothing, or of an earlier version) means "go back to the ACK".
+    decoders[17] = { need = 8, optional = true, name = "Frames lost", fn = function(tvb, tree)
+        tree:add(F.lose_first, tvb(0, 4))
+        tree:add(F.lose_count, tvb(4, 4))
+        return string.format(" lost=%d+%d", tvb(0, 4):uint(), tvb(4, 4):uint())
+    end }
+
+    -- Types without a sub-header: NOP, ACK, STOP, GO, CREDIT, CREDIT_REQ, BYE.
     local bare = { need = 0 }
-    for _, t in ipairs({ 5, 16, 17, 18, 19, 20, 23, 26 }) do
+    for _, t in ipairs({ 5, 16, 18, 19, 20, 23, 26 }) do
         decoders[t] = bare
     end
 
@@ -234,6 +242,9 @@ return function(W)
                 tree:add_proto_expert_info(E.trailing,
                     string.format("%s carries no sub-header, yet %d bytes follow", W.types[ftype], n))
             end
+            return ""
+        end
+        if n == 0 and d.optional then
             return ""
         end
         if n < d.need then
