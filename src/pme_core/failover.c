@@ -90,6 +90,7 @@ static void move_items(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, un
         m = next;
     }
     r->snd_una = r->snd_nxt = r->snd_max;
+    r->resend_lo = r->resend_hi; /* what a LOSE named went with its items */
 }
 
 void pme_rail_drop(struct pme_ep *ep, pme_peer_t idx, unsigned k, const char *why)

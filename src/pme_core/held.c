@@ -50,6 +50,15 @@ struct pme_held_frame *pme_held_take(struct pme_held *h, unsigned window, uint32
     return f;
 }
 
+uint32_t pme_held_next(const struct pme_held *h, unsigned window, uint32_t seq)
+{
+    if (!h->n)
+        return h->high;
+    while (pme_seq_before(seq, h->high) && !h->slot[seq % window])
+        seq++;
+    return seq;
+}
+
 void pme_held_release(struct pme_held_frame *f, size_t *budget)
 {
     *budget += footprint(f->len);

@@ -36,6 +36,8 @@ enum pme_hold_result pme_held_put(struct pme_held *h, unsigned window, size_t *b
  * pme_held_release. NULL when it is not. */
 struct pme_held_frame *pme_held_take(struct pme_held *h, unsigned window, uint32_t seq);
 void pme_held_release(struct pme_held_frame *f, size_t *budget);
+/* The first frame held from seq on (h->high when none is). */
+uint32_t pme_held_next(const struct pme_held *h, unsigned window, uint32_t seq);
 /* Forget every frame held (the sender resends from the first one anyway), and the
  * slots themselves. */
 void pme_held_clear(struct pme_held *h, unsigned window, size_t *budget);

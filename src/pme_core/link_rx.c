@@ -350,6 +350,13 @@ static bool take_due(struct pme_ep *ep, struct rx *r)
     return true;
 }
 
+static void send_lose(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t first,
+                      uint32_t count)
+{
+    struct pme_wire_lose gap = {htonl(first), htonl(count)};
+    pme_link_ctrl_rail(ep, idx, k, PME_T_LOSE, &gap, sizeof(gap));
+}
+
 /* A frame ahead of the one due: frames before it were lost (or are late). Hold it, and
  * name to the sender the frames missing between what we saw last and it; or, holding
  * nothing, drop it and ask for everything from the first missing frame (Go-Back-N). */
@@ -369,6 +376,8 @@ static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
     if (h == PME_HOLD_ALREADY) {
         ep->ctr->drop_duplicate++;
         p->ctr->drop_duplicate++;
+        if (r->flags & PME_F_ACK_REQ)
+            rl->name_gap = true;
         return;
     }
     if (h == PME_HOLD_NO_ROOM) {
@@ -383,10 +392,15 @@ static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
         return;
     }
     ep->ctr->rx_held++;
+    bool named_first = false;
     if (pme_seq_after(seq, from)) {
-        struct pme_wire_lose gap = {htonl(from), htonl(seq - from)};
-        pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, &gap, sizeof(gap));
+        send_lose(ep, r->idx, r->k, from, seq - from);
+        named_first = from == rl->rcv_nxt;
     }
+    /* The sender waits for an answer to this one: if the LOSE of the first gap, or the
+     * frames it named, were lost, naming it again now saves a timeout. */
+    if ((r->flags & PME_F_ACK_REQ) && !named_first)
+        rl->name_gap = true;
 }
 
 static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
@@ -416,13 +430,25 @@ static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
         if (copy)
             pme_held_release(copy, &ep->held_room);
     }
-    if (take_due(ep, r) && rl->held.n)
+    if (take_due(ep, r) && rl->held.n) {
         pme_peer_mark_dirty(ep, r->idx); /* the frames held after it: after the batch */
+        if (r->flags & PME_F_ACK_REQ)
+            rl->name_gap = true; /* in case another gap remains after them */
+    }
 }
 
-/* Deliver the frames held on the peer's rails that are due now that their gap filled.
- * After a receive batch, not inside it: a device that placed a payload in the user's
- * buffer says so for the frame it is delivering, which none of these is. */
+/* LOSE for the first gap of a rail: from the frame due to the first one held. */
+static void name_first_gap(struct pme_ep *ep, pme_peer_t idx, unsigned k, struct pme_rail *rl)
+{
+    uint32_t s = pme_held_next(&rl->held, ep->cfg.window, rl->rcv_nxt);
+    if (s != rl->rcv_nxt)
+        send_lose(ep, idx, k, rl->rcv_nxt, s - rl->rcv_nxt);
+}
+
+/* Deliver the frames held on the peer's rails that are due now that their gap filled,
+ * and name the first gap left again if the peer asked for an answer meanwhile. After a
+ * receive batch, not inside it: a device that placed a payload in the user's buffer
+ * says so for the frame it is delivering, which none of these is. */
 static void drain_held(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
 {
     for (unsigned k = 0; k < p->nrails; k++) {
@@ -440,6 +466,11 @@ static void drain_held(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
                 pme_held_clear(&rl->held, ep->cfg.window, &ep->held_room);
                 break;
             }
+        }
+        if (rl->name_gap) {
+            rl->name_gap = false;
+            if (rl->held.n && rl->rx_open)
+                name_first_gap(ep, idx, k, rl);
         }
     }
 }

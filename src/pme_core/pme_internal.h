@@ -216,7 +216,9 @@ struct pme_rail {
     bool rx_open;           /* the peer's HELLO on this rail arrived: rcv_nxt is valid */
     bool stopped;           /* the peer sent STOP on it */
     bool we_stopped;        /* we sent STOP on it and owe a GO */
-    bool lose_sent;         /* one LOSE per gap */
+    bool lose_sent;         /* one LOSE per gap (holding nothing) */
+    bool name_gap;          /* the peer asked for an ACK while a gap was open: name the
+                             * first gap again after the batch (its LOSE may be lost) */
     bool ack_now;
     bool probe;             /* next frame asks for an immediate ACK */
     bool rtt_timing;

@@ -1,8 +1,9 @@
 /*
  * t_selective.c - selective retransmission: after a loss only the lost frames go again.
  *   1. The receiver holds frames that come after a gap and names the gap in a LOSE
- *      (first missing frame and how many), once per gap; when the missing frame comes,
- *      the held ones are delivered in order, once, and acknowledged.
+ *      (first missing frame and how many), once per gap, and again when the sender asks
+ *      for an answer while it is open; when the missing frame comes, the held ones are
+ *      delivered in order, once, and acknowledged.
  *   2. The sender resends the frames a LOSE names and nothing else; a LOSE without a
  *      range (a receiver that holds nothing) still rewinds, as Go-Back-N; ranges of
  *      frames never sent, or acknowledged already, resend nothing.
@@ -129,6 +130,13 @@ static void receiver_holds_and_names_gaps(void)
     send_msg(&fp, s + 3, 'd', 0);
     CHECK(loses(&fp, lp.a, first, count, 4, NULL) == 0, "a LOSE for a frame held already");
     CHECK(held_count(lp.a) == 2, "a frame was held twice");
+    /* The peer asks for an answer while the gap is open (its LOSE may have been lost, or
+     * the frame it named): the gap is named again, from the frame due to the first held. */
+    send_msg(&fp, s + 3, 'd', PME_F_ACK_REQ);
+    n = loses(&fp, lp.a, first, count, 4, NULL);
+    CHECK(n == 1 && first[0] == s + 1 && count[0] == 1,
+          "asked for an answer with a gap open: %d LOSEs (first %u+%u), not one of %u+1", n,
+          n ? first[0] : 0, n ? count[0] : 0, s + 1);
 
     /* The gap fills: b, c and d go up in order, once, and the ACK covers them all. */
     send_msg(&fp, s + 1, 'b', PME_F_ACK_REQ);
