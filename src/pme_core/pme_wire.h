@@ -52,8 +52,7 @@ enum pme_wire_type {
 	PME_T_RMA = 6,          /* one-sided request or answer: pme_wire_rma + bytes */
 	/* Unsequenced control. */
 	PME_T_ACK = 16,         /* hdr.ack acknowledges every frame up to it */
-	PME_T_LOSE = 17,        /* a gap: pme_wire_lose names it; without one (senders
-				 * before it) rewind to hdr.ack + 1 */
+	PME_T_LOSE = 17,        /* frames lost: pme_wire_lose (none: from hdr.ack + 1) */
 	PME_T_STOP = 18,        /* out of buffers: hdr.ack accepted, stop sending */
 	PME_T_GO = 19,          /* buffers again: resume from hdr.ack + 1 */
 	PME_T_CREDIT = 20,      /* hdr.credit carries a new eager credit limit */

@@ -2,8 +2,8 @@
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
- * pme_rx_frames, pme_retransmits, pme_rndv_sends, pme_rndv_recvs, pme_tx_bundles,
- * pme_tx_bundled, pme_axes_colls
+ * pme_rx_frames, pme_retransmits, pme_rx_held, pme_rndv_sends, pme_rndv_recvs,
+ * pme_tx_bundles, pme_tx_bundled, pme_axes_colls
  * (collectives along a torus's axes, coll_axes.c); and as strings
  * (class GENERIC, MPI_CHAR): the interface in use, pme_iface, and where the node sits
  * on a mesh, pme_topology and pme_coords.
@@ -30,6 +30,8 @@ static const struct pvar_def pvar_defs[] = {
      "Ethernet frames received by PME"},
     {"pme_retransmits", offsetof(struct pme_counters, retransmits),
      "Frames PME sent again after a loss"},
+    {"pme_rx_held", offsetof(struct pme_counters, rx_held),
+     "Frames PME received after a loss and held until the lost ones came again"},
     {"pme_rndv_sends", offsetof(struct pme_counters, tx_rndv),
      "Messages sent by PME's zero-copy rendezvous"},
     {"pme_rndv_recvs", offsetof(struct pme_counters, rx_rndv),
