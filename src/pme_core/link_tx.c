@@ -442,9 +442,9 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
             /* Time only frames the receiver answers at once (a full window, a probe,
              * the last of a piece of a stream or of a one-sided request): a delayed or
              * piggybacked ACK measures the receiver's program, not the round trip.
-             * (Only the first two were timed once: a stream that never filled the
-             * window, held back by a full device, had no estimate and a timeout at
-             * its floor, shorter than its acknowledgements' wait in the queues.) */
+             * All of them: a stream held back by a full device never fills the window,
+             * and without an estimate its timeout stays at the floor, shorter than its
+             * acknowledgements' wait in the queues. */
             r->rtt_timing = true;
             r->rtt_seq = r->snd_nxt;
             r->rtt_sent_ns = ep->now;
