@@ -163,6 +163,12 @@ static void controls(void)
     emit(PME_T_CREDIT, 0, 1, 0, 0, NULL, 0);
     emit(PME_T_CREDIT_REQ, 0, 1, 0, 0, NULL, 0);
     emit(PME_T_LOSE, 0, 1, 0, 0, NULL, 0);
+    struct pme_wire_lose lost = {htonl(fp.rcv_nxt), htonl(2)};
+    emit(PME_T_LOSE, 0, 1, 0, 0, &lost, sizeof(lost));
+    /* A gap: the second frame comes first and is held until the first fills it. */
+    emit(PME_T_NOP, fp.snd_nxt + 1, 1, PME_F_ACK_REQ, 0, NULL, 0);
+    emit(PME_T_NOP, fp.snd_nxt, 1, 0, 0, NULL, 0);
+    fp.snd_nxt += 2;
     emit(PME_T_STOP, 0, 1, 0, 0, NULL, 0);
     emit(PME_T_GO, 0, 1, 0, 0, NULL, 0);
     emit(PME_T_PING, 0, 1, 0, 0, &ping, sizeof(ping));

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fakepeer.h"
 #include "pme_test.h"
 
 struct msg_hdr {
@@ -29,7 +30,7 @@ void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire)
     pme_config_init(cfg);
     cfg->device = "loop";
     cfg->loop_wire = wire;
-    cfg->job_key = 0x7e57;
+    cfg->job_key = LP_JOB_KEY;
     memcpy(cfg->secret, lp_secret, PME_SECRET_BYTES);
     cfg->secret_len = PME_SECRET_BYTES;
     cfg->rto_us = 200;
@@ -62,6 +63,19 @@ void lp_close(struct lp_pair *lp)
     pme_ep_close(lp->a);
     pme_ep_close(lp->b);
     pme_loop_wire_destroy(lp->wire);
+}
+
+pme_peer_t lp_open_with_fake(struct lp_pair *lp, struct fakepeer *fp, const uint8_t mac[6],
+                             uint16_t ep_id, uint32_t node,
+                             void (*tweak)(struct pme_config *cfg))
+{
+    char addr[PME_ADDR_MAX];
+    pme_peer_t peer;
+    lp_open(lp, NULL, tweak);
+    fp_init(fp, lp->wire, lp->a, mac, ep_id, node, lp_secret, LP_JOB_KEY);
+    fp_addr(fp, addr, sizeof(addr));
+    CHECK_OK(pme_ep_add_peer(lp->a, addr, &peer));
+    return peer;
 }
 
 void lp_progress(struct lp_pair *lp)

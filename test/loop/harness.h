@@ -20,11 +20,21 @@ struct lp_pair {
  * unless a test asks otherwise. */
 extern const uint8_t lp_secret[PME_SECRET_BYTES];
 
+/* The job key of every loop test endpoint (lp_config). */
+#define LP_JOB_KEY 0x7e57
+
 /* Loop-device config with test-friendly timers. */
 void lp_config(struct pme_config *cfg, struct pme_loop_wire *wire);
 void lp_open(struct lp_pair *lp, const struct pme_loop_faults *faults,
              void (*tweak)(struct pme_config *cfg));
 void lp_close(struct lp_pair *lp);
+/* A loop pair (lp_open, with tweak) whose endpoint a knows a scripted peer fp
+ * (fakepeer.h) of MAC mac, endpoint ep_id on node, with the loop endpoints' secret;
+ * returns a's handle of it. */
+struct fakepeer;
+pme_peer_t lp_open_with_fake(struct lp_pair *lp, struct fakepeer *fp, const uint8_t mac[6],
+                             uint16_t ep_id, uint32_t node,
+                             void (*tweak)(struct pme_config *cfg));
 
 struct lp_stream {
     size_t count;            /* messages */

@@ -351,13 +351,7 @@ static void expect_dropped(struct fakepeer *fp, pme_ep_t *ep, const struct forge
 static pme_peer_t open_with_fake(struct lp_pair *lp, struct fakepeer *fp, uint16_t ep_id,
                                  uint32_t node)
 {
-    char addr[PME_ADDR_MAX];
-    pme_peer_t peer;
-    lp_open(lp, NULL, NULL);
-    fp_init(fp, lp->wire, lp->a, fake_mac, ep_id, node, lp_secret, 0x7e57);
-    fp_addr(fp, addr, sizeof(addr));
-    CHECK_OK(pme_ep_add_peer(lp->a, addr, &peer));
-    return peer;
+    return lp_open_with_fake(lp, fp, fake_mac, ep_id, node, NULL);
 }
 
 static void test_malformed(void)

@@ -27,7 +27,7 @@ static const uint8_t member_mac[6] = {0x02, 0xee, 0xee, 0xee, 0xee, 0x01};
 static const uint8_t stranger_mac[6] = {0x02, 0xee, 0xee, 0xee, 0xee, 0x02};
 static const uint8_t wrong_secret[PME_SECRET_BYTES] = {9, 9, 9, 9, 9, 9, 9, 9,
                                                        9, 9, 9, 9, 9, 9, 9, 9};
-#define KEY 0x7e57 /* lp_config's */
+#define KEY LP_JOB_KEY
 
 static struct pme_counters counters(pme_ep_t *ep)
 {

@@ -31,17 +31,13 @@
 static const uint8_t fake_mac[6] = {0x02, 0xfa, 0xce, 0x00, 0x00, 0x01};
 #define FAKE_EP 77
 #define FAKE_NODE 0x0a0000fa
-#define KEY 0x7e57 /* lp_config's */
+#define KEY LP_JOB_KEY
 
 /* An endpoint on a wire with a fake peer registered; slow retransmissions so that a
  * stall is plain to see. */
 static void open_with_fake(struct lp_pair *lp, struct fakepeer *fp, pme_peer_t *peer)
 {
-    char addr[PME_ADDR_MAX];
-    lp_open(lp, NULL, NULL);
-    fp_init(fp, lp->wire, lp->a, fake_mac, FAKE_EP, FAKE_NODE, lp_secret, KEY);
-    fp_addr(fp, addr, sizeof(addr));
-    CHECK_OK(pme_ep_add_peer(lp->a, addr, peer));
+    *peer = lp_open_with_fake(lp, fp, fake_mac, FAKE_EP, FAKE_NODE, NULL);
 }
 
 static struct fp_frame fr, fr2;

@@ -23,7 +23,6 @@
 static const uint8_t fake_mac[6] = {0x02, 0xfa, 0xce, 0x00, 0x00, 0x02};
 #define FAKE_EP 78
 #define FAKE_NODE 0x0a0000fb
-#define KEY 0x7e57 /* lp_config's */
 
 static struct fp_frame fr;
 
@@ -33,13 +32,10 @@ static void slow_rto(struct pme_config *cfg)
     cfg->rto_us = 500000;
 }
 
-static void open_with_fake(struct lp_pair *lp, struct fakepeer *fp, pme_peer_t *peer)
+/* The endpoint under test (a), which knows the scripted peer fp as a peer. */
+static pme_peer_t open_with_fake(struct lp_pair *lp, struct fakepeer *fp)
 {
-    char addr[PME_ADDR_MAX];
-    lp_open(lp, NULL, slow_rto);
-    fp_init(fp, lp->wire, lp->a, fake_mac, FAKE_EP, FAKE_NODE, lp_secret, KEY);
-    fp_addr(fp, addr, sizeof(addr));
-    CHECK_OK(pme_ep_add_peer(lp->a, addr, peer));
+    return lp_open_with_fake(lp, fp, fake_mac, FAKE_EP, FAKE_NODE, slow_rto);
 }
 
 static uint64_t held_count(pme_ep_t *ep)
@@ -107,8 +103,7 @@ static void receiver_holds_and_names_gaps(void)
 {
     struct lp_pair lp;
     struct fakepeer fp;
-    pme_peer_t peer;
-    open_with_fake(&lp, &fp, &peer);
+    pme_peer_t peer = open_with_fake(&lp, &fp);
     CHECK(pme_send(lp.a, peer, "x", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE, "send");
     fp_handshake(&fp, lp.a, 9000, 1 << 20);
     CHECK(fp_expect(&fp, lp.a, PME_T_DATA, &fr, 1000), "no DATA");
@@ -190,8 +185,7 @@ static void sender_resends_what_is_named(void)
 {
     struct lp_pair lp;
     struct fakepeer fp;
-    pme_peer_t peer;
-    open_with_fake(&lp, &fp, &peer);
+    pme_peer_t peer = open_with_fake(&lp, &fp);
     for (int i = 0; i < 6; i++)
         CHECK(pme_send(lp.a, peer, "m", 1, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE,
               "send");
