@@ -365,9 +365,10 @@ static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
     struct pme_peer *p = r->p;
     struct pme_rail *rl = r->r;
     /* A frame the kernel placed in the user's buffer is not held: only its headers are
-     * here, and its place is checked as it arrives. */
+     * here, and its place is checked as it arrives. Nor is one after a gap we answered
+     * with Go-Back-N (lose_sent): everything from the gap comes again. */
     bool holdable = ep->cfg.hold_bytes && seq - rl->rcv_nxt < ep->cfg.window &&
-                    !ep->devs[r->dev]->placed;
+                    !ep->devs[r->dev]->placed && !rl->lose_sent;
     uint32_t from = rl->held.n ? rl->held.high : rl->rcv_nxt; /* first frame not seen */
     enum pme_hold_result h =
         holdable ? pme_held_put(&rl->held, ep->cfg.window, &ep->held_room, seq, r->wh,
@@ -381,14 +382,16 @@ static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
         return;
     }
     if (h == PME_HOLD_NO_ROOM) {
+        /* Go back N, once per gap: the sender resends everything from the first frame
+         * missing, so what we hold would only come again (and out of room, frames
+         * dropped here and never named would wait for the sender's timeout). */
         ep->ctr->drop_out_of_order++;
         p->ctr->drop_out_of_order++;
-        if (!holdable && !rl->lose_sent) {
+        pme_held_clear(&rl->held, ep->cfg.window, &ep->held_room);
+        if (!rl->lose_sent) {
             rl->lose_sent = true;
             pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_LOSE, NULL, 0);
         }
-        /* Else a later frame's LOSE names this one too, or the sender's timeout
-         * resends it. */
         return;
     }
     ep->ctr->rx_held++;
