@@ -5,7 +5,7 @@
  *
  * Frames are held by sequence number, at most a window ahead of the next one due; an
  * endpoint-wide byte budget (PME_HOLD) bounds the copies. A frame that finds no room is
- * dropped as under plain Go-Back-N: a later LOSE or the sender's timeout brings it.
+ * dropped, and link_rx.c answers its gap as plain Go-Back-N does.
  */
 #ifndef PME_HELD_H
 #define PME_HELD_H

@@ -216,7 +216,8 @@ struct pme_rail {
     bool rx_open;           /* the peer's HELLO on this rail arrived: rcv_nxt is valid */
     bool stopped;           /* the peer sent STOP on it */
     bool we_stopped;        /* we sent STOP on it and owe a GO */
-    bool lose_sent;         /* one LOSE per gap (holding nothing) */
+    bool lose_sent;         /* this gap was answered with Go-Back-N (a LOSE without a
+                             * range): once, and nothing is held until it fills */
     bool name_gap;          /* the peer asked for an ACK while a gap was open: name the
                              * first gap again after the batch (its LOSE may be lost) */
     bool ack_now;
