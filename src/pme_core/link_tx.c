@@ -461,8 +461,6 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
             pme_link_flush(ep);
             ep->batch_snd_max = r->snd_max;
         }
-        if (ep->blocked_devs & (1u << r->dev))
-            break;
     }
     pme_link_flush(ep);
     if (pme_rail_has_inflight(r) && !r->rto_deadline)
@@ -475,10 +473,8 @@ void pme_link_pump_resends(struct pme_ep *ep, pme_peer_t idx, unsigned k)
     struct pme_rail *r = &p->rail[k];
     if (p->tx_state != TX_OPEN || r->state != RAIL_OPEN || r->resend_lo == r->resend_hi)
         return;
-    if (ep->blocked_devs & (1u << r->dev)) {
-        pme_peer_mark_dirty(ep, idx); /* resumed when the device has room */
-        return;
-    }
+    if (ep->blocked_devs & (1u << r->dev))
+        return; /* pme_link_resume pumps the peer when the device has room */
     batch_begin(ep, idx, k);
     pump_resends(ep, p, k);
     pme_link_flush(ep);
