@@ -26,7 +26,9 @@ static struct pme_wire_rma request(unsigned op, uint32_t key, uint64_t offset, u
 }
 
 /* Send r with the payload of iov, or do it here on our own window (payload: its bytes
- * in one piece, result: where an answer lands). Anything made due goes out now. */
+ * in one piece, result: where an answer lands). What acting on our own window made due
+ * (a lock granted to a peer that waited) goes out now; a request to a peer that joined
+ * a bundle waits for the next pass, as small messages do. */
 static int submit(struct pme_ep *ep, pme_peer_t peer, const struct pme_wire_rma *r,
                   const struct iovec *iov, int iovcnt, const void *payload, void *result)
 {
@@ -35,13 +37,14 @@ static int submit(struct pme_ep *ep, pme_peer_t peer, const struct pme_wire_rma 
         return PME_ERR_INVAL;
     pme_ep_lock(ep);
     int rc;
-    if (peer == PME_PEER_SELF)
+    if (peer == PME_PEER_SELF) {
         rc = r->flags && r->op != PME_RMA_LOCK ? PME_ERR_INVAL
                                               : pme_rma_local(ep, r, payload, result);
-    else
+        if (ep->dirty.n)
+            pme_link_after_batch(ep);
+    } else {
         rc = pme_rma_issue(ep, peer, r, iov, iovcnt, result);
-    if (ep->dirty.n)
-        pme_link_after_batch(ep);
+    }
     pme_ep_unlock(ep);
     return rc;
 }

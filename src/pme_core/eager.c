@@ -13,12 +13,11 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "msg.h"
 
-#define BUNDLE_HDR ((uint32_t)sizeof(struct pme_wire_bundle))
-#define REC_HDR ((uint32_t)sizeof(struct pme_wire_rec))
 /* A bundle's bytes when its first message (of len bytes) becomes its first record. */
-#define FIRST_REC_END(len) (BUNDLE_HDR + REC_HDR + (len))
+#define FIRST_REC_END(len) (PME_BUNDLE_HDR + PME_BUNDLE_REC + (len))
 
 static void copy_msg(uint8_t *dst, const void *hdr, size_t hdr_len, const struct iovec *iov,
                      int iovcnt)
@@ -32,18 +31,12 @@ static void copy_msg(uint8_t *dst, const void *hdr, size_t hdr_len, const struct
     }
 }
 
-static void put_rec(uint8_t *at, uint32_t len, uint16_t hdr_len)
-{
-    struct pme_wire_rec rec = {htonl(len), htons(hdr_len), 0};
-    memcpy(at, &rec, sizeof(rec));
-}
-
 /* The largest bundle a message to the peer may join now, or 0 when it goes at once:
  * coalescing is off, the peer cannot take bundles, or nothing waits on its in-order
  * rail (there is nothing to wait for). */
 static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 {
-    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || !p->takes_bundles ||
+    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || !(p->takes & PME_FEAT_BUNDLE) ||
         !p->rail[p->primary].q_head)
         return 0;
     uint32_t lim = pme_link_data_room(p);
@@ -65,14 +58,14 @@ static bool bundle_append(struct pme_ep *ep, struct pme_peer *p, uint32_t lim,
         return false;
     uint32_t end = m->nrec ? m->total : FIRST_REC_END(m->total);
     uint32_t at = pme_wire_rec_after(end);
-    uint64_t after = (uint64_t)at + REC_HDR + total;
+    uint64_t after = (uint64_t)at + PME_BUNDLE_REC + total;
     if (after > m->room || after > lim || pme_wire_pool_cost((uint32_t)after) > p->credit_grant)
         return false;
     uint32_t before = m->total;
     if (!m->nrec) {
         /* Its message becomes the bundle's first record. */
         memmove(m->data + FIRST_REC_END(0), m->data, m->total);
-        put_rec(m->data + BUNDLE_HDR, m->total, m->hdr_len);
+        pme_bundle_put_rec(m->data + PME_BUNDLE_HDR, m->total, m->hdr_len);
         m->hdr_len = 0;
         m->aux = PME_DATA_BUNDLE;
         m->nrec = 1;
@@ -80,11 +73,10 @@ static bool bundle_append(struct pme_ep *ep, struct pme_peer *p, uint32_t lim,
         ep->ctr->tx_bundled++;
     }
     memset(m->data + end, 0, at - end); /* no stale bytes of the cache on the wire */
-    put_rec(m->data + at, total, (uint16_t)hdr_len);
-    copy_msg(m->data + at + REC_HDR, hdr, hdr_len, iov, iovcnt);
+    pme_bundle_put_rec(m->data + at, total, (uint16_t)hdr_len);
+    copy_msg(m->data + at + PME_BUNDLE_REC, hdr, hdr_len, iov, iovcnt);
     m->nrec++;
-    struct pme_wire_bundle bh = {htons(m->nrec), 0, 0};
-    memcpy(m->data, &bh, sizeof(bh));
+    pme_bundle_put_count(m->data, m->nrec);
     m->total = (uint32_t)after;
     m->cost = pme_wire_pool_cost(m->total);
     ep->tx_used += m->total - before;
@@ -105,7 +97,7 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
         /* An item of its own: with room for more when another small message could join
          * it before the next pass. */
         uint32_t room = 0;
-        if (lim && pme_wire_rec_after(FIRST_REC_END((uint32_t)total)) + REC_HDR <= lim)
+        if (lim && pme_wire_rec_after(FIRST_REC_END((uint32_t)total)) + PME_BUNDLE_REC <= lim)
             room = lim;
         struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, room ? room : total);
         if (!m)
@@ -147,51 +139,25 @@ static void push_msg(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
     p->ctr->rx_msgs++;
 }
 
-/* How many records the bundle in b holds, every one checked to lie within it as
- * pme_wire.h lays them out; 0 when one does not (nothing is read past b->len). */
-static unsigned bundle_check(const struct pme_rxbuf *b)
-{
-    if (b->len < FIRST_REC_END(0))
-        return 0;
-    struct pme_wire_bundle bh;
-    memcpy(&bh, b->data, sizeof(bh));
-    unsigned count = ntohs(bh.count);
-    uint32_t at = BUNDLE_HDR;
-    for (unsigned i = 0; i < count; i++) {
-        if (at > b->len || b->len - at < REC_HDR)
-            return 0;
-        struct pme_wire_rec rec;
-        memcpy(&rec, b->data + at, sizeof(rec));
-        uint32_t len = ntohl(rec.len);
-        if (len > b->len - at - REC_HDR || ntohs(rec.hdr_len) > len)
-            return 0;
-        uint32_t end = at + REC_HDR + len;
-        if (i + 1 == count)
-            return end == b->len ? count : 0;
-        at = pme_wire_rec_after(end);
-    }
-    return 0; /* count 0 */
-}
-
 /* A bundle assembled: every record checked first, then one event each, in order,
  * sharing the buffer, which returns to the pool with the last release. */
 static void deliver_bundle(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
                            struct pme_rxbuf *b)
 {
-    unsigned n = bundle_check(b);
+    unsigned n = pme_bundle_count(b->data, b->len);
     if (!n) {
         ep->ctr->drop_bad_header++;
         pme_rxbuf_free(ep, b);
         return;
     }
     b->refs = n;
-    uint32_t at = BUNDLE_HDR;
+    uint32_t at = PME_BUNDLE_HDR;
     for (unsigned i = 0; i < n; i++) {
-        struct pme_wire_rec rec;
-        memcpy(&rec, b->data + at, sizeof(rec));
-        uint32_t len = ntohl(rec.len);
-        push_msg(ep, idx, p, b, b->data + at + REC_HDR, ntohs(rec.hdr_len), len);
-        at = pme_wire_rec_after(at + REC_HDR + len);
+        uint32_t len;
+        uint16_t hdr_len;
+        uint32_t next = pme_bundle_rec(b->data, at, &len, &hdr_len);
+        push_msg(ep, idx, p, b, b->data + at + PME_BUNDLE_REC, hdr_len, len);
+        at = next;
     }
     ep->ctr->rx_bundles++;
 }

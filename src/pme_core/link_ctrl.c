@@ -93,7 +93,7 @@ size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
         .first_seq = htonl(first_seq),
         .max_frame = htons((uint16_t)ep->mtu),
         .nrails = (uint8_t)ep->nrails,
-        .features = htonl(PME_FEAT_RMA | PME_FEAT_BUNDLE), /* both always taken */
+        .features = htonl(PME_FEAT_RMA | PME_FEAT_BUNDLE | PME_FEAT_RMA_BUNDLE), /* always */
     };
     memcpy(buf, &h, sizeof(h));
     for (unsigned k = 0; k < ep->nrails; k++)

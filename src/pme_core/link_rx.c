@@ -240,8 +240,10 @@ static void on_hello(struct pme_ep *ep, struct rx *r)
         on_rail_hello(ep, r, h);
         return;
     }
-    p->takes_rma = !!(ntohl(h->features) & PME_FEAT_RMA);
-    p->takes_bundles = !!(ntohl(h->features) & PME_FEAT_BUNDLE);
+    _Static_assert((PME_FEAT_RMA | PME_FEAT_BUNDLE | PME_FEAT_RMA_BUNDLE) <= UINT8_MAX,
+                   "pme_peer.takes holds the features in the low byte");
+    p->takes = (uint8_t)(ntohl(h->features) &
+                         (PME_FEAT_RMA | PME_FEAT_BUNDLE | PME_FEAT_RMA_BUNDLE));
     if (r->wh->type == PME_T_HELLO) {
         if (!rx_open(ep, r, h))
             return;

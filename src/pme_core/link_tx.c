@@ -168,6 +168,17 @@ static int build_frame(struct pme_ep *ep, struct pme_peer *p, unsigned k, struct
         break;
     }
     case PME_T_RMA: {
+        if (m->aux == PME_RMA_BUNDLE) {
+            /* One frame of records laid out when queued (rma_bundle.c); a request among
+             * them asks for the ACK its origin completes on. */
+            plen = m->total;
+            f->iov[1].iov_base = m->data;
+            f->iov[1].iov_len = plen;
+            f->iovcnt = 2;
+            if (m->nrec > m->rma_answers)
+                flags |= PME_F_ACK_REQ;
+            break;
+        }
         /* The first frame's sub-header, its offset advanced past the frames before. */
         struct pme_wire_rma rq;
         memcpy(&rq, m->data, sizeof(rq));

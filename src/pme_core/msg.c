@@ -46,6 +46,8 @@ static int deliver(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_hdr 
         pme_rndv_on_rdata(ep, idx, sub, len);
         return 0;
     case PME_T_RMA:
+        if (ntohs(wh->aux) == PME_RMA_BUNDLE)
+            return pme_rma_on_bundle(ep, idx, sub, len, flags);
         return len && pme_wire_rma_is_answer(sub[0]) ? pme_rma_on_answer(ep, idx, sub, len)
                                                    : pme_rma_on_request(ep, idx, sub, len, flags);
     default:

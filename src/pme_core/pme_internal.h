@@ -178,15 +178,19 @@ struct pme_txmsg {
     uint8_t started;        /* first_seq/nframes are fixed */
     uint8_t charged;        /* DATA: its cost is in credit_used (stays so if it moves) */
     uint16_t hdr_len;       /* DATA, RTS: bytes of user header at the start of data */
-    uint16_t aux;           /* CTS: PME_CTS_DISCARD; DATA: PME_DATA_BUNDLE */
-    uint16_t nrec;          /* DATA: messages in it when a bundle, else 0 */
+    uint16_t aux;           /* CTS: PME_CTS_DISCARD; DATA: PME_DATA_BUNDLE; RMA:
+                             * PME_RMA_BUNDLE */
+    uint16_t nrec;          /* DATA, RMA: messages or records in it when a bundle */
+    uint16_t rma_counts;    /* RMA bundle: records complete when it is acknowledged */
+    uint16_t rma_answers;   /* RMA bundle: records that are our answers */
     uint32_t room;          /* DATA: bytes data[] holds when more messages may join it
-                             * (eager.c), 0 when it holds exactly `total` */
+                             * (eager.c), 0 when it holds exactly `total`; RMA bundle:
+                             * the bytes data[] holds */
     uint32_t first_seq;
     uint32_t nframes;
     uint32_t frag;          /* payload bytes per frame */
     uint32_t cost;          /* DATA: credit it takes */
-    uint32_t total;         /* DATA: bytes of hdr||data */
+    uint32_t total;         /* DATA: bytes of hdr||data; RMA bundle: its bytes */
     uint32_t order;         /* DATA, RTS, CTS: the peer's in-order number (never 0) */
     void *owner;            /* RDATA: the message layer's request */
     struct pme_iov_cursor *cur; /* RDATA: where its bytes come from */
@@ -248,8 +252,8 @@ struct pme_peer {
     uint32_t node;
     uint16_t ep_id;
     bool routed;            /* rail 0 comes from the route file, not the address */
-    bool takes_bundles;     /* its HELLO or HELLO_ACK announced PME_FEAT_BUNDLE (here: a
-                             * hole the struct had) */
+    uint8_t takes;          /* the PME_FEAT_* its HELLO or HELLO_ACK announced (they
+                             * all lie in the low byte) */
     uint16_t max_frame;     /* bytes after the Ethernet header both sides take */
     uint8_t nrails;         /* rails allocated (the endpoint's, 1 on a mesh) */
     uint8_t peer_rails;     /* rails the peer has (its address or HELLO; 0: not known) */
@@ -263,7 +267,6 @@ struct pme_peer {
     bool keepalive_armed;   /* peer_deadline is a keepalive, not a credit request */
     bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
     bool ping_out;          /* a PING to it awaits its PONG */
-    bool takes_rma;         /* its HELLO or HELLO_ACK announced PME_FEAT_RMA */
     int16_t rma_status;     /* the first of our one-sided operations to it that failed
                              * since the caller asked (a PME_ERR_*) */
     uint64_t ping_token;

@@ -194,6 +194,7 @@ struct pme_wire_hello {
 /* pme_wire_hello.features */
 #define PME_FEAT_RMA      0x00000001u /* takes PME_T_RMA frames (one-sided communication) */
 #define PME_FEAT_BUNDLE   0x00000002u /* takes bundles (PME_T_DATA, PME_DATA_BUNDLE) */
+#define PME_FEAT_RMA_BUNDLE 0x00000004u /* takes PME_T_RMA bundles (PME_RMA_BUNDLE) */
 
 /*
  * PME_T_RMA: one-sided communication. The origin's requests name a window the target
@@ -222,6 +223,20 @@ enum pme_wire_rma_op {
 	PME_RMA_DONE = 17,      /* the lock is granted (and the request carrying it done) */
 	PME_RMA_NAK = 18,       /* refused: status (PME_RMA_E_*); aop = the refused request's op */
 };
+
+/*
+ * PME_T_RMA with hdr.aux = PME_RMA_BUNDLE: a bundle of one-sided requests and answers
+ * to one peer in one frame (PME_F_FIRST and PME_F_LAST both set), sent only to a peer
+ * that announced PME_FEAT_RMA_BUNDLE. Its bytes (no sub-header before them) are laid
+ * out as a PME_DATA_BUNDLE's: a pme_wire_bundle, then records (pme_wire_rec, hdr_len
+ * 0), each the pme_wire_rma of an operation that fits one frame and its payload, as
+ * that operation would travel in a frame of its own. The receiver checks every record
+ * first and acts on them in order; it takes the bundle whole or refuses it whole (no
+ * room for the answers it asks for: the link resends it). A record that takes a lock
+ * (PME_RMA_LOCK, PME_RMA_F_SHARED or _EXCL) is refused with PME_RMA_E_OP: those
+ * travel alone. The frame is acknowledged as one.
+ */
+#define PME_RMA_BUNDLE 1
 
 /* Answers travel from target to origin; anything else is a request (or nonsense, which
  * the target refuses).

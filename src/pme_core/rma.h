@@ -26,12 +26,23 @@
  * The margin covers acknowledgements of answers still on their way. */
 #define PME_RMA_MAX_ASKING (PME_RMA_MAX_ANSWERS / 2)
 
+/* Answers to gets of at most this many bytes are copied when the target acts on them
+ * (they may then ride in a bundle); larger ones stream from the window, which stays
+ * held until the answer is acknowledged. */
+#define PME_RMA_GET_COPY_MAX 4096u
+
 /* Whether a request is answered (DATA, DONE or NAK) rather than complete when the link
  * acknowledges it. */
 static inline bool pme_rma_answered(const struct pme_wire_rma *r)
 {
     return r->op == PME_RMA_GET || r->op == PME_RMA_FETCH || r->op == PME_RMA_CAS ||
            r->op == PME_RMA_LOCK || (r->flags & (PME_RMA_F_SHARED | PME_RMA_F_EXCL));
+}
+
+/* Whether a request takes the window's lock (and so may wait at the target). */
+static inline bool pme_rma_takes_lock(const struct pme_wire_rma *r)
+{
+    return r->op == PME_RMA_LOCK || (r->flags & (PME_RMA_F_SHARED | PME_RMA_F_EXCL));
 }
 
 /* A lock request that waits, with the request that carried it (sub-header and payload),
@@ -52,6 +63,21 @@ struct pme_rlock_wait {
 struct pme_txmsg *pme_rma_item(struct pme_ep *ep, const struct pme_wire_rma *r,
                                const struct iovec *iov, int iovcnt, size_t inline_bytes);
 uint8_t *pme_rma_item_inline(struct pme_txmsg *m);
+/* The item's sub-header. */
+const struct pme_wire_rma *pme_rma_item_header(const struct pme_txmsg *m);
+/* Copy the item's sub-header and its whole payload to dst (as a frame of its own
+ * carries them); returns the bytes copied. */
+size_t pme_rma_item_flatten(const struct pme_txmsg *m, uint8_t *dst);
+
+/* rma_bundle.c: one-sided requests and answers to a peer coalesced into bundles */
+/* Queue item m (a request or answer of ours) on the peer's link, in a bundle when it
+ * may wait for the next progress pass; true when it does (the caller need not pump). */
+bool pme_rma_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
+
+/* rma_bundle_in.c: a bundle from the peer, every record checked, then acted on in
+ * order. */
+int pme_rma_on_bundle(struct pme_ep *ep, pme_peer_t idx, const uint8_t *bytes, size_t len,
+                      uint16_t flags);
 
 /* rma_win.c: exposed windows and their locks */
 int pme_rwin_expose(struct pme_ep *ep, void *base, uint64_t size, uint32_t *key);
@@ -87,6 +113,9 @@ int pme_rma_on_request(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, si
                        uint16_t flags);
 void pme_rma_target_fail_peer(struct pme_ep *ep, pme_peer_t idx);
 void pme_rma_answer_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
+/* Refuse the peer's one-frame request r (NAK why). */
+void pme_rma_refuse(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *r,
+                    unsigned why);
 /* Our own caller on its own windows (PME_PEER_SELF). */
 int pme_rma_local(struct pme_ep *ep, const struct pme_wire_rma *r, const uint8_t *payload,
                   uint8_t *result);

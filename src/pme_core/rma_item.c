@@ -48,3 +48,20 @@ uint8_t *pme_rma_item_inline(struct pme_txmsg *m)
 {
     return ((struct layout *)m->data)->payload;
 }
+
+size_t pme_rma_item_flatten(const struct pme_txmsg *m, uint8_t *dst)
+{
+    const struct layout *l = (const struct layout *)m->data;
+    memcpy(dst, &l->r, sizeof(l->r));
+    size_t off = sizeof(l->r);
+    for (int i = 0; i < l->cur.iovcnt; i++) {
+        memcpy(dst + off, l->cur.iov[i].iov_base, l->cur.iov[i].iov_len);
+        off += l->cur.iov[i].iov_len;
+    }
+    return off;
+}
+
+const struct pme_wire_rma *pme_rma_item_header(const struct pme_txmsg *m)
+{
+    return &((const struct layout *)m->data)->r;
+}

@@ -78,11 +78,11 @@ static struct pme_txmsg *held_take_first(struct pme_peer *p)
 }
 
 /* Queue held requests on the link, in order, while the peer may be asked for more
- * answers. Returns whether any went. */
+ * answers. Returns whether any went alone (one in a bundle waits for the next pass). */
 static bool send_held(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    bool any = false;
+    bool alone = false;
     while (p->rma_held && p->tx_state != TX_FAILED) {
         struct pme_rreq *q = asks(ep, held_first(p));
         if (q && p->rma_asking >= PME_RMA_MAX_ASKING)
@@ -92,10 +92,9 @@ static bool send_held(struct pme_ep *ep, pme_peer_t idx)
             q->sent = true;
             p->rma_asking++;
         }
-        pme_link_enqueue(ep, idx, m);
-        any = true;
+        alone |= !pme_rma_enqueue(ep, idx, m);
     }
-    return any;
+    return alone;
 }
 
 static void complete(struct pme_ep *ep, struct pme_rreq *q, int status)
@@ -144,7 +143,7 @@ int pme_rma_issue(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *
         return PME_ERR_INVAL;
     if (p->tx_state == TX_FAILED)
         return p->fail_status ? p->fail_status : PME_ERR_PEER_DEAD;
-    if (p->tx_state == TX_OPEN && !p->takes_rma)
+    if (p->tx_state == TX_OPEN && !(p->takes & PME_FEAT_RMA))
         return PME_ERR_NOTSUP;
     /* Requests that take the lock (they may wait at the target) and fetching ones go in
      * one frame. */
@@ -264,7 +263,9 @@ int pme_rma_on_answer(struct pme_ep *ep, pme_peer_t idx, const uint8_t *sub, siz
 /* A request of ours was acknowledged (or its peer failed). */
 void pme_rma_request_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, int status)
 {
-    if (m->send_id & PME_RMA_ITEM_COUNTS)
+    if (!(m->send_id & PME_RMA_ITEM_COUNTS))
+        return;
+    for (unsigned n = m->aux == PME_RMA_BUNDLE ? m->rma_counts : 1; n; n--)
         one_done(pme_peer_get(ep, idx), status);
 }
 
@@ -298,7 +299,7 @@ void pme_rma_origin_fail_peer(struct pme_ep *ep, pme_peer_t idx, int status)
 void pme_rma_peer_known(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    if (p->takes_rma)
+    if (p->takes & PME_FEAT_RMA)
         return;
     fail_held(ep, idx, PME_ERR_NOTSUP);
     struct pme_txmsg **tail, **cur, *last = NULL;

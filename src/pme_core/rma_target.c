@@ -83,7 +83,7 @@ static void send_answer(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m, 
 {
     m->send_id = PME_RMA_ITEM_ANSWER | role;
     pme_peer_get(ep, idx)->rma_answers++;
-    pme_link_enqueue(ep, idx, m);
+    pme_rma_enqueue(ep, idx, m);
     pme_peer_mark_dirty(ep, idx); /* goes after the batch, with the acknowledgements */
 }
 
@@ -125,6 +125,12 @@ static void refuse(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma 
         answer(ep, idx, r, PME_RMA_NAK, why);
 }
 
+void pme_rma_refuse(struct pme_ep *ep, pme_peer_t idx, const struct pme_wire_rma *r,
+                    unsigned why)
+{
+    refuse(ep, idx, r, why, PME_F_FIRST | PME_F_LAST);
+}
+
 /* ---- acting on a request that passed judge() and holds the lock it asked for ---- */
 
 static void act(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
@@ -147,6 +153,16 @@ static void act(struct pme_ep *ep, pme_peer_t idx, struct pme_rwin *w,
             pme_acc_apply(r->aop, r->dtype, at, payload, plen / dsize, NULL);
         break;
     case PME_RMA_GET: {
+        if (len <= PME_RMA_GET_COPY_MAX) {
+            /* Copied now, as the lock allows: the answer may ride in a bundle. */
+            m = pme_rma_item(ep, &a, NULL, 0, len);
+            if (m) {
+                if (len)
+                    memcpy(pme_rma_item_inline(m), at, len);
+                send_answer(ep, idx, m, 0);
+            }
+            break;
+        }
         /* Streamed from the window itself: it stays until the answer is acknowledged. */
         struct iovec v = {at, len};
         m = pme_rma_item(ep, &a, &v, 1, 0);
@@ -327,8 +343,8 @@ void pme_rma_answer_done(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
     struct pme_peer *p = pme_peer_get(ep, idx);
     if (!(m->send_id & PME_RMA_ITEM_ANSWER))
         return;
-    if (p->rma_answers)
-        p->rma_answers--;
+    unsigned n = m->aux == PME_RMA_BUNDLE ? m->rma_answers : 1;
+    p->rma_answers = p->rma_answers > n ? p->rma_answers - n : 0;
     struct pme_rwin *w = m->owner;
     if ((m->send_id & PME_RMA_ITEM_READS) &&
         pme_rwin_reader_done(w, idx, m->send_id & PME_RMA_ITEM_HOLDS))
