@@ -17,11 +17,14 @@
 #include "bundle.h"
 #include "rma.h"
 
-/* The largest bundle an item to the peer may join now, or 0 when it goes at once. */
+/* The largest bundle an item to the peer may join now, or 0 when it goes at once. (A
+ * peer that announced bundles without one-sided communication gets none: the items
+ * pme_rma_peer_known fails must each be one request.) */
 static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 {
-    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN ||
-        !(p->takes & PME_FEAT_RMA_BUNDLE) || !p->rail[p->primary].q_head)
+    const uint8_t both = PME_FEAT_RMA | PME_FEAT_RMA_BUNDLE;
+    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || (p->takes & both) != both ||
+        !p->rail[p->primary].q_head)
         return 0;
     uint32_t lim = pme_wire_rma_room(p->max_frame);
     if (ep->cfg.coalesce_bytes < lim)

@@ -189,6 +189,34 @@ static void rma(unsigned op, unsigned flags, uint32_t req_id, uint64_t off, uint
     emit(PME_T_RMA, fp.snd_nxt++, 1, fflags, 0, sub, sizeof(r) + plen);
 }
 
+/* A bundle of one-sided requests (PME_RMA_BUNDLE): a put, an accumulate, a get and an
+ * unlock of a lock nobody holds, one frame. */
+static void rma_bundle(void)
+{
+    static uint8_t b[512];
+    static const uint8_t ops[] = {PME_RMA_PUT, PME_RMA_ACC, PME_RMA_GET, PME_RMA_UNLOCK};
+    static const uint8_t plens[] = {8, 16, 0, 0};
+    memset(b, 0, sizeof(b));
+    uint32_t at = sizeof(struct pme_wire_bundle), end = 0;
+    for (unsigned i = 0; i < sizeof(ops); i++) {
+        struct pme_wire_rma r = {.op = ops[i], .aop = PME_AOP_SUM, .dtype = PME_DT_I32,
+                                 .key = htonl(FZ_WIN_KEY), .req_id = htonl(i == 2 ? 11 : 0),
+                                 .offset = htobe64(32 * (uint64_t)i),
+                                 .len = htobe64(ops[i] == PME_RMA_GET ? 16 : plens[i])};
+        uint32_t len = (uint32_t)sizeof(r) + plens[i];
+        struct pme_wire_rec rec = {htonl(len), 0, 0};
+        memcpy(b + at, &rec, sizeof(rec));
+        memcpy(b + at + sizeof(rec), &r, sizeof(r));
+        memset(b + at + sizeof(rec) + sizeof(r), 'q', plens[i]);
+        end = at + (uint32_t)sizeof(rec) + len;
+        at = pme_wire_rec_after(end);
+    }
+    struct pme_wire_bundle bh = {htons(sizeof(ops)), 0, 0};
+    memcpy(b, &bh, sizeof(bh));
+    emit(PME_T_RMA, fp.snd_nxt++, 1, PME_F_FIRST | PME_F_LAST | PME_F_ACK_REQ, PME_RMA_BUNDLE,
+         b, end);
+}
+
 /* One-sided requests to the endpoint's window, good and bad; in FZ_SENDS mode also the
  * answers to the endpoint's own requests. */
 static void one_sided(uint8_t mode)
@@ -207,6 +235,7 @@ static void one_sided(uint8_t mode)
     rma(PME_RMA_UNLOCK, 0, 0, 0, 0, 0, one);
     rma(PME_RMA_PUT, 0, 0, 8190, 8, 8, one);                /* out of the window */
     rma(PME_RMA_GET, 0, 10, 0, 1 << 20, 0, one);
+    rma_bundle();
     if (!(mode & FZ_SENDS))
         return;
     static uint8_t sub[sizeof(struct pme_wire_rma) + 1344];

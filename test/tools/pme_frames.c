@@ -141,6 +141,35 @@ static size_t bundle_frame(uint8_t *buf, const struct pme_wire_keys *k, const ui
     return len;
 }
 
+/* A bundle of one-sided operations (PME_RMA_BUNDLE): a put of 8 bytes and a get;
+ * `claim` as bundle_frame's. */
+static size_t rma_bundle_frame(uint8_t *buf, const struct pme_wire_keys *k, uint32_t claim)
+{
+    uint8_t b[256] = {0};
+    struct pme_wire_bundle bh = {htons(2), 0, 0};
+    memcpy(b, &bh, sizeof(bh));
+    struct pme_wire_rma put = {.op = PME_RMA_PUT, .key = htonl(0x100000),
+                               .offset = htobe64(8), .len = htobe64(8)};
+    uint32_t n0 = (uint32_t)sizeof(put) + 8;
+    struct pme_wire_rec r0 = {htonl(n0), 0, 0};
+    memcpy(b + 8, &r0, sizeof(r0));
+    memcpy(b + 16, &put, sizeof(put));
+    memcpy(b + 16 + sizeof(put), "8 bytes!", 8);
+    uint32_t at = pme_wire_rec_after(16 + n0);
+    struct pme_wire_rma get = {.op = PME_RMA_GET, .key = htonl(0x100000),
+                               .req_id = htonl(0x100002), .offset = htobe64(64),
+                               .len = htobe64(16)};
+    struct pme_wire_rec r1 = {htonl(claim ? claim : (uint32_t)sizeof(get)), 0, 0};
+    memcpy(b + at, &r1, sizeof(r1));
+    memcpy(b + at + sizeof(r1), &get, sizeof(get));
+    uint32_t total = at + (uint32_t)(sizeof(r1) + sizeof(get));
+    size_t len = build(buf, k, PME_T_RMA, PME_F_FIRST | PME_F_LAST, b, total, NULL, 0);
+    hdr_of(buf)->aux = htons(PME_RMA_BUNDLE);
+    struct pme_dev_frame df = {.iov = {{buf, len}}, .iovcnt = 1};
+    pme_wire_seal(k, &self_a, (uint64_t)nframes + 1, &df);
+    return len;
+}
+
 /* Frames that must decode cleanly: one or more of every type. */
 static void good_frames(void)
 {
@@ -222,6 +251,7 @@ static void good_frames(void)
     emit(f, build(f, &k_crc, PME_T_RMA, 0, &a, sizeof(a), m, 100), "rma_data", "Good", "-", "-");
     a.op = PME_RMA_DONE;
     emit(f, build(f, &k_crc, PME_T_RMA, 0, &a, sizeof(a), NULL, 0), "rma_done", "Good", "-", "-");
+    emit(f, rma_bundle_frame(f, &k_crc, 0), "rma_bundle", "Good", "-", "-");
 
     static const struct { int type; const char *name; } bare[] = {
         {PME_T_NOP, "nop"},       {PME_T_ACK, "ack"},       {PME_T_LOSE, "lose"},
@@ -308,6 +338,8 @@ static void bad_frames(void)
          "pme.expert.rma_op", "-");
     emit(f, build(f, &k_crc, PME_T_RMA, 0, &r, 20, NULL, 0), "rma_short", "Good",
          "pme.expert.sub_short", "-");
+    emit(f, rma_bundle_frame(f, &k_crc, 40), "rma_bundle_overrun", "Good", "pme.expert.bounds",
+         "-");
 
     n = build(f, &k_crc, PME_T_ACK, 0, NULL, 0, NULL, 0);
     hdr_of(f)->reserved = htons(1);

@@ -226,6 +226,8 @@ function pme.dissector(tvb, pinfo, tree)
         ai:add(F.cts_discard, tvb(36, 2))
     elseif ftype == 1 then
         ai:add(F.data_bundle, tvb(36, 2))
+    elseif ftype == 6 then
+        ai:add(F.rma_bundle, tvb(36, 2))
     end
     local function reserved(field, off, len)
         local item = t:add(field, tvb(off, len))
@@ -260,7 +262,8 @@ function pme.dissector(tvb, pinfo, tree)
         ti:add_proto_expert_info(E.type, "Frame type " .. ftype .. " is not one of wire version 2's")
     else
         local ctx = { pinfo = pinfo, root = tree, discard = ftype == 3 and aux % 2 == 1,
-                      bundle = ftype == 1 and aux == W.DATA_BUNDLE }
+                      bundle = ftype == 1 and aux == W.DATA_BUNDLE,
+                      rma_bundle = ftype == 6 and aux == W.RMA_BUNDLE }
         if pme.prefs.upper == UPPER_MPI then
             ctx.upper = netmod.dissect
         end

@@ -43,6 +43,7 @@ return function()
     }
     W.FLAGS_RESERVED = 0xFF80
     W.DATA_BUNDLE = 1 -- hdr.aux of DATA: a bundle of small messages
+    W.RMA_BUNDLE = 1 -- hdr.aux of RMA: a bundle of one-sided operations
 
     -- Wireshark's own names for a checksum's status (proto.h, PROTO_CHECKSUM_E_*), so
     -- that pme.check.status reads like tcp.checksum.status.
@@ -87,6 +88,8 @@ return function()
     field("cts_discard", ProtoField.bool("pme.aux.cts_discard", "Offer discarded", 16, nil, 0x0001))
     field("data_bundle", ProtoField.bool("pme.aux.bundle", "Bundle of messages", 16, nil,
         W.DATA_BUNDLE))
+    field("rma_bundle", ProtoField.bool("pme.aux.rma_bundle", "Bundle of one-sided operations",
+        16, nil, W.RMA_BUNDLE))
     field("reserved", u16("pme.reserved", "Reserved", HEX))
     field("incarnation", u32("pme.incarnation", "Incarnation", HEX))
     field("order", u32("pme.order", "Order number (in-order items; 0: none)", DEC))
@@ -102,10 +105,10 @@ return function()
     field("frag_offset", u32("pme.frag.offset", "Offset", DEC))
     field("frag_hdr_len", u16("pme.frag.hdr_len", "Message header bytes", DEC))
     field("frag_pad", u16("pme.frag.pad", "Padding", HEX))
-    field("bundle_count", u16("pme.bundle.count", "Messages in the bundle", DEC))
+    field("bundle_count", u16("pme.bundle.count", "Records in the bundle", DEC))
     field("bundle_pad", u16("pme.bundle.pad", "Padding", HEX))
     field("bundle_pad2", u32("pme.bundle.pad2", "Padding", HEX))
-    field("rec_len", u32("pme.bundle.rec_len", "Message bytes (header + data)", DEC))
+    field("rec_len", u32("pme.bundle.rec_len", "Record bytes (header + data)", DEC))
     field("rec_hdr_len", u16("pme.bundle.rec_hdr_len", "Message header bytes", DEC))
     field("rec_pad", u16("pme.bundle.rec_pad", "Padding", HEX))
     field("rts_send_id", u32("pme.rts.send_id", "Send id", HEX))

@@ -40,9 +40,11 @@ return function(W)
     -- need: bytes of its sub-header.
     local decoders = {}
 
-    -- A whole bundle (pme_wire.h, PME_DATA_BUNDLE) in this frame's payload from off:
-    -- each record with its message, as long as the records fit the bundle.
-    local function bundle(tvb, off, total, ctx)
+    -- A whole bundle (pme_wire.h, PME_DATA_BUNDLE and PME_RMA_BUNDLE) in this frame's
+    -- payload from off: each record decoded by each(record's bytes or nil, its tree, its
+    -- user header's length, a context for it), as long as the records fit the bundle;
+    -- what names a record ("Message", "Operation").
+    local function bundle(tvb, off, total, ctx, what, each)
         local tree = ctx.tree
         if total < 16 then
             tree:add_proto_expert_info(E.bounds, "A bundle of " .. total .. " bytes holds no record")
@@ -61,7 +63,7 @@ return function(W)
             end
             local len, hdr_len = tvb(off + at, 4):uint(), tvb(off + at + 4, 2):uint()
             local rt = tree:add(tvb(off + at, math.min(8 + len, total - at)),
-                string.format("Message %d of %d: %d bytes, header %d", i, count, len, hdr_len))
+                string.format("%s %d of %d: %d bytes, header %d", what, i, count, len, hdr_len))
             rt:add(F.rec_len, tvb(off + at, 4))
             rt:add(F.rec_hdr_len, tvb(off + at + 4, 2))
             pad(rt, F.rec_pad, tvb(off + at + 6, 2))
@@ -74,13 +76,16 @@ return function(W)
             end
             local sub = { tree = rt, upper = ctx.upper, pinfo = ctx.pinfo, root = ctx.root }
             local one = len > 0 and tvb(off + at + 8, len):tvb() or nil
-            if one then
-                local m = payload(one, 0, hdr_len, sub, true)
-                if i == 1 then info = m end
-            end
+            local m = each(one, rt, hdr_len, sub)
+            if i == 1 then info = m end
             at = math.floor((ends + 15) / 16) * 16 + 8
         end
         return string.format(" bundle of %d", count) .. info
+    end
+
+    -- A record of a bundle of messages: the message's header and data.
+    local function message_record(one, _, hdr_len, sub)
+        return one and payload(one, 0, hdr_len, sub, true) or ""
     end
 
     decoders[1] = { need = 12, name = "Fragment", fn = function(tvb, tree, ctx) -- DATA
@@ -98,7 +103,8 @@ return function(W)
         end
         if ctx.bundle then
             if offset == 0 and plen == total then
-                return string.format(" off=0/%d", total) .. bundle(tvb, 12, total, ctx)
+                return string.format(" off=0/%d", total) ..
+                    bundle(tvb, 12, total, ctx, "Message", message_record)
             end
             payload(tvb, 12, 0, ctx, false) -- a fragment of a bundle: its bytes
             return string.format(" off=%d/%d bundle", offset, total)
@@ -142,7 +148,8 @@ return function(W)
         return " off=" .. tostring(tvb(8, 8):uint64())
     end }
 
-    decoders[6] = { need = 32, name = "One-sided", fn = function(tvb, tree, ctx) -- RMA
+    -- A one-sided request or answer: its sub-header (32 bytes), then its payload.
+    local function rma_op(tvb, tree, ctx)
         local op = tvb(0, 1):uint()
         local opname = W.rma_ops[op]
         tree:add(F.rma_op, tvb(0, 1))
@@ -186,7 +193,20 @@ return function(W)
         end
         payload(tvb, 32, 0, ctx, false)
         return text
-    end }
+    end
+    decoders[6] = { need = 32, name = "One-sided", fn = rma_op } -- RMA
+
+    -- A record of a bundle of one-sided operations: one operation as a frame of its own
+    -- would carry it.
+    local function rma_record(one, rt, _, sub)
+        if not one or one:len() < 32 then
+            rt:add_proto_expert_info(E.sub_short, string.format(
+                "A one-sided operation needs a 32-byte sub-header; the record holds %d bytes",
+                one and one:len() or 0))
+            return ""
+        end
+        return rma_op(one, rt:add(one(0, 32), "One-sided"), sub)
+    end
 
     -- After the sub-header, one MAC per rail of the sender (rail 0 first), as many as
     -- the frame holds of the nrails it announces.
@@ -234,6 +254,9 @@ return function(W)
     -- nil when none follow) into tree; returns Info text.
     function S.dissect(ftype, tvb, tree, ctx)
         ctx.tree = tree
+        if ctx.rma_bundle then -- no sub-header: the bundle itself
+            return bundle(tvb, 0, tvb and tvb:len() or 0, ctx, "Operation", rma_record)
+        end
         local d = decoders[ftype]
         local n = tvb and tvb:len() or 0
         if d.need == 0 then
