@@ -20,9 +20,12 @@ flags=(-std=gnu11 -D_GNU_SOURCE -DPME_FUZZING -g -O1 -fsanitize=address,undefine
        -I"$src/src/pme_core" -I"$src/test" -I"$src/test/loop" -I"$src/test/fuzz"
        -I"$src/src/mpid/ch4/netmod/pme")
 objs=()
+# An object is rebuilt when its source or any header is newer: a header that changed a
+# struct's layout under objects built before would make them disagree about it.
+newest_header=$(ls -t "$src"/src/pme_core/*.h "$src"/test/loop/*.h "$src"/test/*.h | head -n 1)
 for c in "$src"/src/pme_core/*.c "$src"/test/loop/fakepeer.c; do
     o=$out/obj/$(basename "$c" .c).o
-    if [ ! -e "$o" ] || [ "$c" -nt "$o" ]; then
+    if [ ! -e "$o" ] || [ "$c" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then
         clang "${flags[@]}" -fsanitize=fuzzer-no-link -c "$c" -o "$o" ||
             { echo "t-fuzz: cannot build $c"; exit 1; }
     fi
