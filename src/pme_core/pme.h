@@ -152,7 +152,8 @@ struct pme_config {
     size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
     size_t coalesce_bytes;      /* small eager messages to one peer queued behind
                                  * unacknowledged frames travel as bundles of at most
-                                 * this many bytes (0: each alone)      PME_COALESCE */
+                                 * this many bytes (one-sided operations: of a frame;
+                                 * 0: each alone)                       PME_COALESCE */
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     unsigned link_down_ms;      /* owing this long over an interface that is down or has

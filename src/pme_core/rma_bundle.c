@@ -11,25 +11,27 @@
  * acknowledgement, which completes every put and accumulate in it. Operations that take
  * a lock, answers that stream from a window and operations larger than a bundle go
  * alone as before.
+ *
+ * A bundle fills its frame, where a bundle of messages stops at PME_COALESCE bytes: that
+ * bound spares the receiver's eager credit, which one-sided operations do not take.
+ * Measured: puts of 1, 2 and 4 KiB in a stream ran 1.6, 2.5 and 1.9 times faster with
+ * bundles of a 9000-byte frame than of 4 KiB (benchmarks.md).
  */
 #include <string.h>
 
 #include "bundle.h"
 #include "rma.h"
 
-/* The largest bundle an item to the peer may join now, or 0 when it goes at once. (A
- * peer that announced bundles without one-sided communication gets none: the items
- * pme_rma_peer_known fails must each be one request.) */
+/* The largest bundle an item to the peer may join now (a frame's room), or 0 when it
+ * goes at once. (A peer that announced bundles without one-sided communication gets
+ * none: the items pme_rma_peer_known fails must each be one request.) */
 static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 {
     const uint8_t both = PME_FEAT_RMA | PME_FEAT_RMA_BUNDLE;
     if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || (p->takes & both) != both ||
         !p->rail[p->primary].q_head)
         return 0;
-    uint32_t lim = pme_wire_rma_room(p->max_frame);
-    if (ep->cfg.coalesce_bytes < lim)
-        lim = (uint32_t)ep->cfg.coalesce_bytes;
-    return lim;
+    return pme_wire_rma_room(p->max_frame);
 }
 
 /* Whether item m may ride in a bundle: a lock request may wait at the target with its

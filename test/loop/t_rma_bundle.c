@@ -3,6 +3,8 @@
  * loop device:
  *   puts      64 puts of 8 bytes issued back to back all land, in a few frames: at most
  *             a quarter of those the same puts take with coalescing off (PME_COALESCE=0);
+ *             puts of 1 KiB fill 9000-byte frames, eight to a bundle (not PME_COALESCE's
+ *             4 KiB, which bounds bundles of messages);
  *   gets      64 gets of 8 bytes bring the right words back, the requests and the
  *             target's answers both bundled;
  *   order     accumulates on one word in one bundle are combined in the order issued;
@@ -66,26 +68,23 @@ static void no_coalescing(struct pme_config *cfg)
     cfg->coalesce_bytes = 0;
 }
 
-/* OPS puts of 8 bytes back to back; returns the frames a sent for them. */
-static uint64_t puts_of_8(void (*tweak)(struct pme_config *cfg), uint64_t *bundles)
+/* n puts of size bytes back to back (n * size <= 32 KiB); returns the frames a sent
+ * for them. */
+static uint64_t puts_of(void (*tweak)(struct pme_config *cfg), int n, size_t size,
+                        uint64_t *bundles)
 {
     struct lp_pair lp;
     uint32_t key = pair_with_window(&lp, tweak);
-    static uint64_t words[OPS]; /* each put may read its word until complete */
+    static uint8_t src[32768]; /* each put may read its bytes until complete */
+    pattern_fill(src, (size_t)n * size, (uint32_t)size);
     uint64_t frames = COUNTER(lp.a, tx_frames), made = COUNTER(lp.a, tx_bundles);
-    for (int i = 0; i < OPS; i++) {
-        words[i] = 0x5eed000000000000ull + (uint64_t)i;
-        CHECK_OK(pme_rma_put(lp.a, lp.a_to_b, key, 8 * (uint64_t)i, &words[i], 8, 0));
-    }
-    CHECK(pme_rma_pending(lp.a, lp.a_to_b) == OPS, "%u pending, not %d",
-          pme_rma_pending(lp.a, lp.a_to_b), OPS);
+    for (int i = 0; i < n; i++)
+        CHECK_OK(pme_rma_put(lp.a, lp.a_to_b, key, size * (uint64_t)i, src + size * i, size, 0));
+    CHECK(pme_rma_pending(lp.a, lp.a_to_b) == (uint32_t)n, "%u pending, not %d",
+          pme_rma_pending(lp.a, lp.a_to_b), n);
     settle(&lp);
     CHECK(pme_rma_error(lp.a, lp.a_to_b) == PME_OK, "a put failed");
-    for (int i = 0; i < OPS; i++) {
-        uint64_t v;
-        memcpy(&v, win + 8 * i, 8);
-        CHECK(v == words[i], "word %d is %llx", i, (unsigned long long)v);
-    }
+    CHECK(memcmp(win, src, (size_t)n * size) == 0, "the puts of %zu bytes landed wrong", size);
     frames = COUNTER(lp.a, tx_frames) - frames;
     *bundles = COUNTER(lp.a, tx_bundles) - made;
     lp_close(&lp);
@@ -95,14 +94,20 @@ static uint64_t puts_of_8(void (*tweak)(struct pme_config *cfg), uint64_t *bundl
 static void test_puts(void)
 {
     uint64_t bundled, alone, bundles, none;
-    bundled = puts_of_8(NULL, &bundles);
-    alone = puts_of_8(no_coalescing, &none);
+    bundled = puts_of(NULL, OPS, 8, &bundles);
+    alone = puts_of(no_coalescing, OPS, 8, &none);
     CHECK(bundles >= 1 && none == 0, "%llu bundles, %llu with coalescing off",
           (unsigned long long)bundles, (unsigned long long)none);
     CHECK(alone >= OPS && 4 * bundled <= alone, "%llu frames bundled against %llu alone",
           (unsigned long long)bundled, (unsigned long long)alone);
-    printf("%d puts of 8 bytes: %llu frames in bundles, %llu alone, all landed\n", OPS,
-           (unsigned long long)bundled, (unsigned long long)alone);
+    /* 17 of 1 KiB: the first alone, then two bundles of eight (1072 bytes each with its
+     * sub-header and record header, in a frame's room of 8896); bundles of 4 KiB would
+     * hold three and take seven frames. */
+    uint64_t kib = puts_of(NULL, 17, 1024, &bundles);
+    CHECK(kib <= 3, "17 puts of 1 KiB took %llu frames, not 3", (unsigned long long)kib);
+    printf("%d puts of 8 bytes: %llu frames in bundles, %llu alone, all landed; 17 of 1 "
+           "KiB in %llu frames\n", OPS, (unsigned long long)bundled,
+           (unsigned long long)alone, (unsigned long long)kib);
 }
 
 static void test_gets(void)
