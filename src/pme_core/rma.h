@@ -26,6 +26,15 @@
  * The margin covers acknowledgements of answers still on their way. */
 #define PME_RMA_MAX_ASKING (PME_RMA_MAX_ANSWERS / 2)
 
+/* Operations in one bundle, at most. A target acts on a bundle only with room for an
+ * answer to each of its requests (rma_bundle_in.c), and an origin asks at most
+ * PME_RMA_MAX_ASKING answers at a time: with at most this many more, a bundle always
+ * finds room once the answers owed are acknowledged. (Frames of 64 KiB hold over a
+ * thousand small operations.) */
+#define PME_RMA_BUNDLE_MAX_OPS 256u
+_Static_assert(PME_RMA_MAX_ASKING + PME_RMA_BUNDLE_MAX_OPS <= PME_RMA_MAX_ANSWERS,
+               "a bundle of requests must fit the answers a target may owe");
+
 /* Answers to gets of at most this many bytes are copied when the target acts on them
  * (they may then ride in a bundle); larger ones stream from the window, which stays
  * held until the answer is acknowledged. */

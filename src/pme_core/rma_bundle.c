@@ -46,7 +46,7 @@ static bool may_join(const struct pme_txmsg *m)
 static bool joins(const struct pme_txmsg *b, uint32_t rec)
 {
     return b && b->type == PME_T_RMA && b->aux == PME_RMA_BUNDLE && !b->started &&
-           b->nrec < UINT16_MAX &&
+           b->nrec < PME_RMA_BUNDLE_MAX_OPS &&
            (uint64_t)pme_bundle_next_rec(b->total, b->nrec) + PME_BUNDLE_REC + rec <= b->room;
 }
 

@@ -4,7 +4,8 @@
  *   puts      64 puts of 8 bytes issued back to back all land, in a few frames: at most
  *             a quarter of those the same puts take with coalescing off (PME_COALESCE=0);
  *             puts of 1 KiB fill 9000-byte frames, eight to a bundle (not PME_COALESCE's
- *             4 KiB, which bounds bundles of messages);
+ *             4 KiB, which bounds bundles of messages); in frames of 64 KiB a bundle
+ *             stops at 256 operations;
  *   gets      64 gets of 8 bytes bring the right words back, the requests and the
  *             target's answers both bundled;
  *   order     accumulates on one word in one bundle are combined in the order issued;
@@ -68,8 +69,13 @@ static void no_coalescing(struct pme_config *cfg)
     cfg->coalesce_bytes = 0;
 }
 
+static void largest_frames(struct pme_config *cfg)
+{
+    cfg->mtu = 65535;
+}
+
 /* n puts of size bytes back to back (n * size <= 32 KiB); returns the frames a sent
- * for them. */
+ * for them (they all landed). */
 static uint64_t puts_of(void (*tweak)(struct pme_config *cfg), int n, size_t size,
                         uint64_t *bundles)
 {
@@ -105,9 +111,15 @@ static void test_puts(void)
      * hold three and take seven frames. */
     uint64_t kib = puts_of(NULL, 17, 1024, &bundles);
     CHECK(kib <= 3, "17 puts of 1 KiB took %llu frames, not 3", (unsigned long long)kib);
+    /* In frames of 65535 bytes a bundle would hold 1300 puts of 8 bytes, more than a
+     * target has room to answer (1024): bundles stop at 256 operations, and all land. */
+    uint64_t jumbo = puts_of(largest_frames, 4000, 8, &bundles);
+    CHECK(bundles >= 15, "4000 puts in frames of 64 KiB: %llu bundles, not at least 15",
+          (unsigned long long)bundles);
     printf("%d puts of 8 bytes: %llu frames in bundles, %llu alone, all landed; 17 of 1 "
-           "KiB in %llu frames\n", OPS, (unsigned long long)bundled,
-           (unsigned long long)alone, (unsigned long long)kib);
+           "KiB in %llu frames; 4000 of 8 bytes in frames of 64 KiB in %llu\n", OPS,
+           (unsigned long long)bundled, (unsigned long long)alone, (unsigned long long)kib,
+           (unsigned long long)jumbo);
 }
 
 static void test_gets(void)
