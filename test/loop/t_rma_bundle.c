@@ -4,7 +4,7 @@
  *   puts      64 puts of 8 bytes issued back to back all land, in a few frames: at most
  *             a quarter of those the same puts take with coalescing off (PME_COALESCE=0);
  *             puts of 1 KiB fill 9000-byte frames, eight to a bundle (not PME_COALESCE's
- *             4 KiB, which bounds bundles of messages); in frames of 64 KiB a bundle
+ *             bytes, which bound bundles of messages); in frames of 64 KiB a bundle
  *             stops at 256 operations;
  *   gets      64 gets of 8 bytes bring the right words back, the requests and the
  *             target's answers both bundled;
