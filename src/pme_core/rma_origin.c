@@ -46,9 +46,8 @@ static int status_of_nak(uint32_t why)
  * acknowledged. */
 static struct pme_rreq *asks(struct pme_ep *ep, const struct pme_txmsg *m)
 {
-    struct pme_wire_rma r;
-    memcpy(&r, m->data, sizeof(r));
-    return r.req_id ? pme_slots_get(&ep->rreqs, ntohl(r.req_id)) : NULL;
+    uint32_t id = pme_rma_item_header(m)->req_id;
+    return id ? pme_slots_get(&ep->rreqs, ntohl(id)) : NULL;
 }
 
 /* The peer's held requests: a ring through their next pointers, p->rma_held its last
