@@ -47,7 +47,7 @@ report_header() {
     fi
     echo "- method: the same benchmark sources (test/perf) built with each MPI's mpicc; one maint/vcluster cluster per scenario (its data links also carry IPv4 for the baseline); runs interleaved A B A B, $reps repetitions, medians; ratios are $la/$lb (us: lower is better; MB/s and Mmsg/s: higher is better); $time_s s measured per size after warm-up"
     echo "- CPU: user+sys time (getrusage) of the ranks doing the work during the measured loop: for latency in % of one core per rank, for bandwidth in CPU seconds per 10^9 payload bytes (all those ranks together)"
-    echo "- runs: $nruns mpiexec runs; $hangs of the baseline printed every result but hung in MPI_Finalize and were killed after ${grace} s (their results count; Debian's MPICH 4.0.2 with UCX 1.13 and 3 or more ranks, openucx/ucx#8738); $failures failed, timed out or (PME) hung"
+    echo "- runs: $nruns mpiexec runs; $hangs of the baseline printed every result but hung in MPI_Finalize and were killed after ${grace} s (their results count; Debian's MPICH 4.0.2 with UCX 1.13, mostly with 3 or more ranks, openucx/ucx#8738); $failures failed, timed out or (PME) hung"
     echo "- verification: $((nres - fails)) of $nres results verified$([ "$fails" = 0 ] || echo "; **$fails FAILED**, left out of the medians")"
 }
 

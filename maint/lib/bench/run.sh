@@ -121,7 +121,7 @@ run_status() {
 # run_mpi IMPL REP RUNINDEX ARGS...: one mpiexec of mpibench on side IMPL with a time
 # limit; its ending goes to runs.csv, its measurements to raw.csv. A run counted as hung
 # in MPI_Finalize keeps its results (openucx/ucx#8738 makes Debian's MPICH hang there
-# with 3 or more ranks).
+# with 3 or more ranks, now and then with 2).
 run_mpi() {
     local impl=$1 rep=$2 idx=$3
     shift 3
