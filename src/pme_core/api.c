@@ -53,6 +53,21 @@ void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
     pme_ep_unlock(ep);
 }
 
+int pme_ep_idle_sleeps(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us)
+{
+    pme_ep_lock(ep);
+    bool sleeps = pme_idle_sleeps(ep, idle_us, max_sleep_us);
+    pme_ep_unlock(ep);
+    return sleeps;
+}
+
+void pme_ep_set_wake_fd(pme_ep_t *ep, int fd)
+{
+    pme_ep_lock(ep);
+    ep->wake_fd = fd;
+    pme_ep_unlock(ep);
+}
+
 int pme_ep_flush(pme_ep_t *ep, int timeout_ms)
 {
     pme_ep_lock(ep);

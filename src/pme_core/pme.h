@@ -305,6 +305,13 @@ uint64_t pme_ep_now_ns(pme_ep_t *ep);
  * yield_us (spin_us with a core of its own) sleeps on the device for at most
  * max_sleep_us so that the other sources are still polled often. */
 void pme_ep_idle(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
+/* Nonzero when pme_ep_idle with these arguments would sleep (rather than return at once or
+ * yield): a caller with another source announces that it sleeps before it does. */
+int pme_ep_idle_sleeps(pme_ep_t *ep, uint64_t idle_us, unsigned max_sleep_us);
+/* A descriptor of the caller's own (-1: none) whose readability ends any sleep of the
+ * endpoint, as a frame does; the caller drains it. The netmod's is the doorbell that
+ * MPI's shared-memory senders ring for a rank that sleeps. */
+void pme_ep_set_wake_fd(pme_ep_t *ep, int fd);
 
 /* Where nodes sit: the "topology" and "coords" lines of this node's route file
  * (pme_route.h), which pme_route writes on a ring or torus. MPI places ranks by them

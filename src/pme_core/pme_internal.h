@@ -383,6 +383,7 @@ struct pme_ep {
 
     /* layer 5: adaptive waiting */
     unsigned ncores;            /* cores of the node the job may use (wait.c) */
+    int wake_fd;                /* the caller's other wake-up source, or -1 (wait.c) */
     uint64_t load_sampled_ns;
     uint64_t run_delay_ns; /* this thread's run-queue delay at load_sampled_ns */
     uint64_t stats_sampled_ns;

@@ -16,6 +16,7 @@ int pme_flush_do(struct pme_ep *ep, int timeout_ms);
 void pme_wait_init(struct pme_ep *ep);
 int pme_wait_do(struct pme_ep *ep, int timeout_ms);
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us);
+bool pme_idle_sleeps(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us);
 
 /* helper.c */
 int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen);

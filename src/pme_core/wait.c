@@ -67,6 +67,7 @@ void pme_wait_init(struct pme_ep *ep)
     if (!cores)
         cores = count_cores();
     ep->ncores = cores;
+    ep->wake_fd = -1;
 }
 
 /* Runnable tasks on the machine now (the 4th field of /proc/loadavg, "R/total"). */
@@ -192,16 +193,17 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
 }
 
 /* Sleep in ppoll() on the device until a frame comes, the device has room again, PME's
- * next timer is due or the caller's bound passes (caller_ns after ep->now; UINT64_MAX:
- * none). The wake-up may be late so that it rides the scheduler tick: our timers by up
+ * next timer is due, the caller's bound passes (caller_ns after ep->now; UINT64_MAX:
+ * none) or, with watch_wake, the caller's own wake descriptor is readable (only an idle
+ * pass watches it: pme_ep_idle's caller drains it, pme_wait's loop would not). The wake-up may be late so that it rides the scheduler tick: our timers by up
  * to PME_SLEEP_SLACK_US, the caller's bound by at most its own length as well. Delayed
  * ACKs go before the sleep, since no reply will carry them. Callers have just set
  * ep->now. */
-static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns)
+static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns, bool watch_wake)
 {
     pme_timers_ack_before_sleep(ep);
     uint64_t timer_ns = ns_until(ep->now, ep->next_timer_ns);
-    struct pollfd pfd[2 * PME_MAX_DEVS];
+    struct pollfd pfd[2 * PME_MAX_DEVS + 1];
     unsigned n = 0;
     for (unsigned i = 0; i < ep->ndev; i++) {
         struct pme_dev *dev = ep->devs[i];
@@ -211,6 +213,8 @@ static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns)
         if (out_fd >= 0 && out_fd != fd)
             pfd[n++] = (struct pollfd){out_fd, POLLOUT, 0};
     }
+    if (watch_wake && ep->wake_fd >= 0)
+        pfd[n++] = (struct pollfd){ep->wake_fd, POLLIN, 0};
     uint64_t timeout_ns = min_u64(timer_ns, caller_ns);
     uint64_t slack_ns = (uint64_t)ep->cfg.sleep_slack_us * 1000u;
     bool limited = timeout_ns != UINT64_MAX;
@@ -246,7 +250,7 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
             if (!sleeps && !spin)
                 sched_yield();
         } else {
-            sleep_on_device(ep, ns_until(ep->now, deadline));
+            sleep_on_device(ep, ns_until(ep->now, deadline), false);
         }
         ep->now = pme_now_ns();
         n = pme_progress_pass(ep, true);
@@ -262,23 +266,44 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
     }
 }
 
+/* What an idle pass does: return at once (polling is right), give the core away, or
+ * sleep on the device. */
+enum idle_choice { IDLE_POLL, IDLE_YIELD, IDLE_SLEEP };
+
+static enum idle_choice idle_choice(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
+{
+    bool own_core = may_spin(ep);
+    if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
+        return IDLE_POLL;
+    /* Sharing the core: give it away at once, and sleep after yield_us of quiet. */
+    if ((!own_core && idle_us < ep->cfg.yield_us) || pme_ep_wait_fd(ep) < 0 || max_sleep_us == 0)
+        return IDLE_YIELD;
+    return IDLE_SLEEP;
+}
+
+bool pme_idle_sleeps(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
+{
+    return idle_choice(ep, idle_us, max_sleep_us) == IDLE_SLEEP;
+}
+
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 {
     /* Sends that wait for a pass (small messages being coalesced) go before any sleep:
      * the caller may be idle for a long time. */
     if (ep->dirty.n)
         pme_link_after_batch(ep);
-    bool own_core = may_spin(ep);
-    if (own_core && (ep->cfg.wait_mode == PME_WAIT_SPIN || idle_us < ep->cfg.spin_us))
+    switch (idle_choice(ep, idle_us, max_sleep_us)) {
+    case IDLE_POLL:
         return;
-    /* Sharing the core: give it away at once, and sleep after yield_us of quiet. */
-    if ((!own_core && idle_us < ep->cfg.yield_us) || pme_ep_wait_fd(ep) < 0 || max_sleep_us == 0) {
+    case IDLE_YIELD:
         ep->ctr->wait_spins++;
         sched_yield();
         return;
+    case IDLE_SLEEP:
+        /* The caller bounds the sleep to make progress of its own (MPI's shared memory). */
+        sleep_on_device(ep, (uint64_t)max_sleep_us * 1000u, true);
+        return;
     }
-    /* The caller bounds the sleep to make progress of its own (MPI's shared memory). */
-    sleep_on_device(ep, (uint64_t)max_sleep_us * 1000u);
 }
 
 /* Progress until every send is acknowledged or timeout_ms passes. */

@@ -28,6 +28,7 @@ mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
                     src/mpid/ch4/netmod/pme/init_iface.c \
                     src/mpid/ch4/netmod/pme/init_secret.c \
                     src/mpid/ch4/netmod/pme/am.c \
+                    src/mpid/ch4/netmod/pme/shm_wake.c \
                     src/mpid/ch4/netmod/pme/progress.c \
                     src/mpid/ch4/netmod/pme/spawn.c \
                     src/mpid/ch4/netmod/pme/pvars.c \

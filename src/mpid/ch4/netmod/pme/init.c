@@ -50,8 +50,9 @@ cvars:
         device once nothing has arrived for PME_YIELD_US (when the node has more
         runnable processes than cores) or for PME_SPIN_US (when the process has a
         core of its own); see PME_WAIT. A sleep lasts an eighth of the time nothing
-        has arrived, at least 50 us and at most this; PME frames end it at once,
-        shared memory is polled after it; 0 never sleeps (only yields the core).
+        has arrived, at least 50 us and at most this; PME frames end it at once, and
+        so does a message from a rank of the same node (through shared memory, see
+        MPIR_CVAR_CH4_PME_SHM_WAKE); 0 never sleeps (only yields the core).
 
     - name        : MPIR_CVAR_CH4_PME_TEST_CARD_VERSION
       category    : CH4_PME
@@ -346,6 +347,8 @@ int MPIDI_PME_init_world(void)
         p->has_gpid = 1;
     }
     MPIDU_bc_table_destroy();
+    mpi_errno = MPIDI_PME_shm_wake_init();
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -365,6 +368,7 @@ int MPIDI_PME_mpi_finalize_hook(void)
 
     MPIR_FUNC_ENTER;
 
+    MPIDI_PME_shm_wake_finalize();
     if (g->ep) {
         /* Let our sends be acknowledged, then keep answering for a moment so that the
          * peers' last frames are acknowledged too before the endpoint goes away. */

@@ -94,6 +94,7 @@ typedef struct {
     /* waiting policy */
     uint64_t idle_since_ns;
     int last_progress_count;
+    int last_shm_cells;         /* MPIDI_PME_shm_cells_taken() at the last activity */
     uint64_t last_frames;
     unsigned max_sleep_us;
 
@@ -111,6 +112,10 @@ typedef struct {
     struct pme_topology topo;
     int topo_asked;
     unsigned long long axes_colls;      /* collectives run along the torus's axes */
+
+    /* the shared-memory doorbell (shm_wake.c) */
+    unsigned long long shm_rings;       /* doorbells we rang for ranks that slept */
+    unsigned long long shm_wakeups;     /* our sleeps that our doorbell ended or cut short */
 } MPIDI_PME_global_t;
 
 extern MPIDI_PME_global_t MPIDI_PME_global;
@@ -148,6 +153,15 @@ void MPIDI_PME_say_peer_failure(int status, int rank);
 int MPIDI_PME_peer_slot(uint32_t peer);
 int MPIDI_PME_world_rank_of(uint32_t peer);
 void MPIDI_PME_globals_free(void);
+
+/* shm_wake.c: the doorbell MPICH's shared-memory senders ring for a rank that sleeps
+ * (MPIDI_PME_shm_sent, MPICH's hook, is declared in pme_pre.h) */
+int MPIDI_PME_shm_wake_init(void);
+void MPIDI_PME_shm_wake_finalize(void);
+int MPIDI_PME_shm_wake_unannounced(void);
+void MPIDI_PME_shm_wake_announce(void);
+int MPIDI_PME_shm_cells_taken(void);
+void MPIDI_PME_shm_wake_disarm(void);
 
 /* dynq.c: connect/accept messages waiting for MPIDI_PME_dynamic_recv */
 int MPIDI_PME_dynq_put(uint32_t tag, const void *data, size_t len);

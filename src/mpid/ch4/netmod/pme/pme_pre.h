@@ -51,6 +51,13 @@ typedef struct {
     int unused;
 } MPIDI_PME_part_t;
 
+/* Called by MPICH's shared-memory eager queue (its iqueue, patched by maint/build-mpich):
+ * once a cell is in the queue of the node's rank local_rank (rings that rank's doorbell
+ * if it sleeps on the network device), and once this rank has taken a cell from its
+ * own (a progress pass that did is not idle). See shm_wake.c. */
+void MPIDI_PME_shm_sent(int local_rank);
+void MPIDI_PME_shm_received(void);
+
 /* An address vector entry: the PME peer handle (pme_peer_t) of that process. */
 typedef struct {
     uint32_t peer;

@@ -4,9 +4,10 @@
  * ch4 calls this hook in its progress loop together with shared memory, so it must
  * never block for long. When a pass finds nothing, pme_ep_idle decides: a process
  * with a core of its own polls for PME_SPIN_US, one that shares its core yields it
- * for PME_YIELD_US; after that either sleeps on the device (woken by the next frame)
- * for a time that grows with the idleness, up to MPIR_CVAR_CH4_PME_MAX_SLEEP_US, so
- * that oversubscribed nodes make progress and idle ones give their cores back.
+ * for PME_YIELD_US; after that either sleeps on the device (woken by the next frame,
+ * or by the doorbell a shared-memory sender rings: shm_wake.c) for a time that grows
+ * with the idleness, up to MPIR_CVAR_CH4_PME_MAX_SLEEP_US, so that oversubscribed
+ * nodes make progress and idle ones give their cores back.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
@@ -93,16 +94,19 @@ int MPIDI_PME_progress(int vci, int blocking)
     MPIR_ERR_CHECK(mpi_errno);
 
     /* Idle accounting: events, frames sent or received (a rendezvous transfer moves
-     * many frames before its one event), queued sends, or any request freed by the
-     * progress engine (shared memory traffic) count as activity. */
+     * many frames before its one event), queued sends, any request completed by the
+     * progress engine, or a cell taken from shared memory count as activity. */
     uint64_t frames = pme_ep_activity(g->ep);
     int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(vci).progress_count);
+    int cells = MPIDI_PME_shm_cells_taken();
     uint64_t now = pme_ep_now_ns(g->ep);     /* the pass's own time: no second clock read */
     if (n || g->sendq_head || frames != g->last_frames || count != g->last_progress_count ||
-        !g->idle_since_ns) {
+        cells != g->last_shm_cells || !g->idle_since_ns) {
         g->idle_since_ns = now;
         g->last_progress_count = count;
+        g->last_shm_cells = cells;
         g->last_frames = frames;
+        MPIDI_PME_shm_wake_disarm();
     } else {
         /* The longer nothing comes, the longer the sleep (an eighth of the idle time,
          * 50 us to max_sleep_us): waiting ranks of an oversubscribed node then leave
@@ -113,7 +117,15 @@ int MPIDI_PME_progress(int vci, int blocking)
             sleep_us = 50;
         if (sleep_us > g->max_sleep_us)
             sleep_us = g->max_sleep_us;
+        /* A sleep is announced to the node's shared-memory senders first: one more
+         * pass, then the sleep (shm_wake.c). */
+        if (MPIDI_PME_shm_wake_unannounced() &&
+            pme_ep_idle_sleeps(g->ep, idle_us, (unsigned) sleep_us)) {
+            MPIDI_PME_shm_wake_announce();
+            goto fn_exit;
+        }
         pme_ep_idle(g->ep, idle_us, (unsigned) sleep_us);
+        MPIDI_PME_shm_wake_disarm();
     }
 
   fn_exit:

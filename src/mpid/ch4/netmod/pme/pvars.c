@@ -4,7 +4,8 @@
  * pme_tx_msgs, pme_rx_msgs, pme_tx_bytes, pme_rx_bytes, pme_tx_frames,
  * pme_rx_frames, pme_retransmits, pme_rx_held, pme_rndv_sends, pme_rndv_recvs,
  * pme_tx_bundles, pme_tx_bundled, pme_axes_colls
- * (collectives along a torus's axes, coll_axes.c); and as strings
+ * (collectives along a torus's axes, coll_axes.c), pme_shm_rings, pme_shm_wakeups
+ * (the shared-memory doorbell, shm_wake.c); and as strings
  * (class GENERIC, MPI_CHAR): the interface in use, pme_iface, and where the node sits
  * on a mesh, pme_topology and pme_coords.
  */
@@ -92,6 +93,16 @@ static void register_string(const char *name, void (*get) (void *, void *, int, 
                               get, NULL, "CH4_PME", desc);
 }
 
+/* A counter the netmod itself keeps (not pme_core's): MPI_T reads it in place. */
+static void register_netmod_counter(const char *name, unsigned long long *counter,
+                                    const char *desc)
+{
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG, name, counter,
+                              1, MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
+                              "CH4_PME", desc);
+}
+
 void MPIDI_PME_pvars_init(void)
 {
     static int done;
@@ -111,12 +122,14 @@ void MPIDI_PME_pvars_init(void)
                               MPIR_T_PVAR_FLAG_CONTINUOUS | MPIR_T_PVAR_FLAG_READONLY,
                               get_iface, NULL, "CH4_PME",
                               "The network interface PME sends and receives on");
-    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,
-                              "pme_axes_colls", &MPIDI_PME_global.axes_colls, 1,
-                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC,
-                              MPI_T_BIND_NO_OBJECT, MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
-                              "CH4_PME", "Broadcasts and reductions PME ran along the axes "
-                              "of a torus");
+    register_netmod_counter("pme_axes_colls", &MPIDI_PME_global.axes_colls,
+                            "Broadcasts and reductions PME ran along the axes of a torus");
+    register_netmod_counter("pme_shm_rings", &MPIDI_PME_global.shm_rings,
+                            "Doorbells rung: shared-memory messages sent to a rank of this "
+                            "node that slept on the network device");
+    register_netmod_counter("pme_shm_wakeups", &MPIDI_PME_global.shm_wakeups,
+                            "Sleeps on the network device that a shared-memory sender's "
+                            "doorbell ended");
     register_string("pme_topology", get_topology,
                     "The mesh this node is part of: torus:AxB[xC], ring:N or switch "
                     "(empty when PME's route file does not say)");
