@@ -192,7 +192,8 @@ int MPIDI_PME_shm_wake_unannounced(void)
  * pass sleeps. */
 void MPIDI_PME_shm_wake_announce(void)
 {
-    MPL_atomic_relaxed_store_int(&wake.slots[wake.me].asleep, 1);
+    /* release: a sender that sees the flag sees our doorbell's name written before it */
+    MPL_atomic_release_store_int(&wake.slots[wake.me].asleep, 1);
     MPL_atomic_read_write_barrier();    /* the flag before the queue's next poll */
     wake.armed = 1;
 }
