@@ -195,8 +195,9 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
 /* Sleep in ppoll() on the device until a frame comes, the device has room again, PME's
  * next timer is due, the caller's bound passes (caller_ns after ep->now; UINT64_MAX:
  * none) or, with watch_wake, the caller's own wake descriptor is readable (only an idle
- * pass watches it: pme_ep_idle's caller drains it, pme_wait's loop would not). The wake-up may be late so that it rides the scheduler tick: our timers by up
- * to PME_SLEEP_SLACK_US, the caller's bound by at most its own length as well. Delayed
+ * pass watches it: pme_ep_idle's caller drains it, pme_wait's loop would not). The
+ * wake-up may be late so that it rides the scheduler tick: our timers by up to
+ * PME_SLEEP_SLACK_US, the caller's bound by at most its own length as well. Delayed
  * ACKs go before the sleep, since no reply will carry them. Callers have just set
  * ep->now. */
 static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns, bool watch_wake)

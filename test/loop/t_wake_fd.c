@@ -31,7 +31,8 @@ static void test_sleeps_says_what_idle_does(void)
 {
     struct lp_pair lp;
     lp_open(&lp, NULL, blocking);
-    CHECK(pme_ep_idle_sleeps(lp.b, IDLE_US, 1000), "a blocking endpoint idle for 10 s would not sleep");
+    CHECK(pme_ep_idle_sleeps(lp.b, IDLE_US, 1000),
+          "a blocking endpoint idle for 10 s would not sleep");
     CHECK(!pme_ep_idle_sleeps(lp.b, IDLE_US, 0), "a sleep bounded to 0 us would still sleep");
     struct pme_counters before, after;
     pme_ep_counters(lp.b, &before);
