@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pme_pvar.h"
+
 static int rank, size;
 static long errors;
 
@@ -256,28 +258,8 @@ static void check_compose(MPI_Op op, long count, int root)
 
 static long read_axes_counter(void)
 {
-    int n, count;
-    long long v = -1;
-    MPI_T_pvar_session session;
-    MPI_T_pvar_get_num(&n);
-    MPI_T_pvar_session_create(&session);
-    for (int i = 0; i < n; i++) {
-        char nm[256], desc[1024];
-        int nlen = sizeof(nm), dlen = sizeof(desc), verb, cls, bind, ro, cont, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        MPI_T_pvar_handle h;
-        if (MPI_T_pvar_get_info(i, nm, &nlen, &verb, &cls, &dt, &en, desc, &dlen, &bind, &ro,
-                                &cont, &atomic) == MPI_SUCCESS && !strcmp(nm, "pme_axes_colls") &&
-            MPI_T_pvar_handle_alloc(session, i, NULL, &h, &count) == MPI_SUCCESS) {
-            unsigned long long u = 0;
-            MPI_T_pvar_read(session, h, &u);
-            v = (long long) u;
-            MPI_T_pvar_handle_free(session, &h);
-        }
-    }
-    MPI_T_pvar_session_free(&session);
-    return (long) v;
+    unsigned long long v = 0;
+    return pme_pvar_read("pme_axes_colls", &v, sizeof(v)) ? (long) v : -1;
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pme_pvar.h"
+
 static double now_us(void)
 {
     struct timespec ts;
@@ -34,28 +36,8 @@ static void pause_us(long us)
 /* The value of the MPI_T counter `name`, or -1 if there is none. */
 static long long counter(const char *name)
 {
-    int n = 0;
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n; i++) {
-        char pname[128], desc[256];
-        int nlen = sizeof(pname), dlen = sizeof(desc), verb, cls, bind, ro, cont, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        if (MPI_T_pvar_get_info(i, pname, &nlen, &verb, &cls, &dt, &en, desc, &dlen, &bind,
-                                &ro, &cont, &atomic) != MPI_SUCCESS || strcmp(pname, name))
-            continue;
-        MPI_T_pvar_session s;
-        MPI_T_pvar_handle h;
-        int count;
-        unsigned long long v = 0;
-        MPI_T_pvar_session_create(&s);
-        MPI_T_pvar_handle_alloc(s, i, NULL, &h, &count);
-        MPI_T_pvar_read(s, h, &v);
-        MPI_T_pvar_handle_free(s, &h);
-        MPI_T_pvar_session_free(&s);
-        return (long long) v;
-    }
-    return -1;
+    unsigned long long v = 0;
+    return pme_pvar_read(name, &v, sizeof(v)) ? (long long) v : -1;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pme_pvar.h"
+
 #define MAXD 8
 
 static int rank, size, ndims, dims[MAXD];       /* the virtual grid */
@@ -43,28 +45,10 @@ static void die(const char *msg)
 /* A string performance variable of ch4:pme ("" when there is none). */
 static void read_pvar(const char *name, char *out, size_t len)
 {
-    int n, count;
-    MPI_T_pvar_session session;
-    out[0] = 0;
-    MPI_T_pvar_get_num(&n);
-    MPI_T_pvar_session_create(&session);
-    for (int i = 0; i < n; i++) {
-        char nm[256], desc[1024];
-        int nlen = sizeof(nm), dlen = sizeof(desc), verb, cls, bind, ro, cont, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        MPI_T_pvar_handle h;
-        if (MPI_T_pvar_get_info(i, nm, &nlen, &verb, &cls, &dt, &en, desc, &dlen, &bind, &ro,
-                                &cont, &atomic) != MPI_SUCCESS || strcmp(nm, name))
-            continue;
-        char buf[4096] = "";
-        if (MPI_T_pvar_handle_alloc(session, i, NULL, &h, &count) == MPI_SUCCESS) {
-            if (count < (int) sizeof(buf) && MPI_T_pvar_read(session, h, buf) == MPI_SUCCESS)
-                snprintf(out, len, "%s", buf);
-            MPI_T_pvar_handle_free(session, &h);
-        }
-    }
-    MPI_T_pvar_session_free(&session);
+    char buf[4096] = "";
+    if (!pme_pvar_read(name, buf, sizeof(buf) - 1))
+        buf[0] = 0;
+    snprintf(out, len, "%s", buf);
 }
 
 /* The grid neighbours of vertex v, each dimension's -1 then +1 (with wrap-around). */
