@@ -22,6 +22,8 @@
 
 #define PME_SHM_BASE_DEFAULT "/dev/shm"
 #define PME_SHM_DIR_PREFIX "pme-"
+/* The endpoint id claims in the same directory (claim.h): claim.<netns>.<interface>.<id> */
+#define PME_CLAIM_FILE_PREFIX "claim."
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
 #define PME_SHM_LAYOUT 6 /* 6: rx_held */
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS

@@ -13,13 +13,15 @@
  * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
  * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
  * nobody locks is a leftover. pme_info shows the endpoints of every user whose
- * directory it may read (root: all).
+ * directory it may read (root: all), reading only regular files of the directory's
+ * owner, which it copies rather than maps (see open_endpoint).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <ifaddrs.h>
+#include <stdbool.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <net/if_arp.h>
@@ -28,7 +30,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,34 +99,68 @@ static void list_interfaces(void)
 
 struct endpoint {
     char path[800];
-    const struct pme_counters_shm *h;
-    size_t size;
+    struct pme_counters_shm *h; /* a copy of the file's start, NULL if not a counter file */
+    size_t size;                /* bytes copied: the header and the peers asked for */
     int live;
 };
 
-/* Map a counter file read-only; live tells whether a process still holds its lock. */
-static int open_endpoint(const char *path, struct endpoint *e)
+/* Read up to len bytes at off, across short reads. */
+static size_t read_at(int fd, void *buf, size_t len, off_t off)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* Open name in a user's counter directory dfd and copy what we show of it; live tells
+ * whether a process still holds its lock. Only a regular file of the directory's owner
+ * is read: never through a symbolic link, and never a FIFO or a device, whose open or
+ * read would block (root's pme_info hung on a FIFO a user planted). The file is copied,
+ * not mapped: a mapping faults (SIGBUS) when its owner truncates the file under us.
+ * Returns -1 when name is no file to look at. */
+static int open_endpoint(int dfd, const char *dir, const char *name, uid_t owner, int peers,
+                         struct endpoint *e)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    e->live = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
     struct stat st;
-    if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct pme_counters_shm)) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != owner) {
         close(fd);
-        e->h = NULL;
-        return 0;
+        return -1;
     }
-    e->size = (size_t)st.st_size;
-    void *m = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    e->h = m == MAP_FAILED ? NULL : m;
+    e->live = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    e->h = NULL;
+    e->size = 0;
+    snprintf(e->path, sizeof(e->path), "%s/%s", dir, name);
+    struct pme_counters_shm head;
     /* A file of another layout (a process of another PME build) would be misread. */
-    if (e->h && (e->h->magic != PME_SHM_MAGIC || e->h->layout != PME_SHM_LAYOUT)) {
-        munmap((void *)e->h, e->size);
-        e->h = NULL;
+    if (read_at(fd, &head, sizeof(head), 0) == sizeof(head) && head.magic == PME_SHM_MAGIC &&
+        head.layout == PME_SHM_LAYOUT) {
+        uint32_t n = !peers ? 0 : head.npeers < PME_SHM_MAX_PEERS ? head.npeers
+                                                                 : PME_SHM_MAX_PEERS;
+        size_t want = (size_t)pme_shm_size(n);
+        e->h = malloc(want);
+        if (e->h) {
+            e->size = read_at(fd, e->h, want, 0);
+            if (e->size < sizeof(head)) {
+                free(e->h);
+                e->h = NULL;
+            } else {
+                /* Its owner wrote these strings: printed, they must end inside them. */
+                e->h->ifname[sizeof(e->h->ifname) - 1] = 0;
+                e->h->device[sizeof(e->h->device) - 1] = 0;
+            }
+        }
     }
-    snprintf(e->path, sizeof(e->path), "%s", path);
+    close(fd);
     return 0;
 }
 
@@ -194,26 +229,59 @@ struct scan {
     int shown, stale;
 };
 
-/* Show (or clean) the counter files of one user's directory. */
-static void scan_user_dir(const char *dir, struct scan *sc)
+/* The uid a counter directory's name says (pme-<uid>), or -1 for another name. */
+static long dir_uid(const char *name)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return; /* another user's, not readable by us */
+    const char *d = name + strlen(PME_SHM_DIR_PREFIX);
+    char *end;
+    if (strncmp(name, PME_SHM_DIR_PREFIX, strlen(PME_SHM_DIR_PREFIX)) || *d < '0' || *d > '9')
+        return -1;
+    errno = 0;
+    unsigned long v = strtoul(d, &end, 10);
+    return *end || errno || v > (uid_t)-1 - 1 ? -1 : (long)v;
+}
+
+/* Show (or clean) the counter files of one user's directory, name in base (open as
+ * topfd). A directory that is a link or does not belong to the user its name says is
+ * skipped: its files are not that user's (another user may have made it first). */
+static void scan_user_dir(int topfd, const char *base, const char *name, struct scan *sc)
+{
+    long uid = dir_uid(name);
+    if (uid < 0)
+        return;
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/%s", base, name);
+    int dfd = openat(topfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (dfd < 0)
+        return; /* another user's, not readable by us, or not a directory */
+    struct stat st;
+    if (fstat(dfd, &st) < 0 || st.st_uid != (uid_t)uid) {
+        if (!sc->clean)
+            fprintf(stderr, "pme_info: skipping %s: it belongs to uid %u, not to uid %ld\n", dir,
+                    (unsigned)st.st_uid, uid);
+        close(dfd);
+        return;
+    }
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        char path[800];
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        /* Endpoint id claims (claim.h) live beside the counter files: nothing to show,
+         * but a dead process's is a leftover like its counter file. */
+        bool claim = !strncmp(de->d_name, PME_CLAIM_FILE_PREFIX, strlen(PME_CLAIM_FILE_PREFIX));
         struct endpoint e;
-        if (open_endpoint(path, &e) < 0)
+        if (open_endpoint(dirfd(d), dir, de->d_name, st.st_uid, sc->peers && !claim, &e) < 0)
             continue;
         if (!e.live) {
             sc->stale++;
-            if (sc->clean && unlink(path) == 0)
-                printf("removed %s (its process is gone)\n", path);
-        } else if (!sc->clean && e.h && (!sc->pid || e.h->pid == sc->pid)) {
+            if (sc->clean && unlinkat(dirfd(d), de->d_name, 0) == 0)
+                printf("removed %s (its process is gone)\n", e.path);
+        } else if (!sc->clean && !claim && e.h && (!sc->pid || e.h->pid == sc->pid)) {
             const struct pme_counters_shm *h = e.h;
             printf("  pid %-7d %-6s %-12s ep %-5u %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
                    "peers %u  pool %llu/%llu used, %llu reserved\n",
@@ -232,8 +300,7 @@ static void scan_user_dir(const char *dir, struct scan *sc)
                     print_peer(&h->peers[i]);
             sc->shown++;
         }
-        if (e.h)
-            munmap((void *)e.h, e.size);
+        free(e.h);
     }
     closedir(d);
 }
@@ -286,11 +353,7 @@ int main(int argc, char **argv)
         printf("Endpoints running:\n");
     struct dirent *ud;
     while ((ud = readdir(top)))
-        if (!strncmp(ud->d_name, PME_SHM_DIR_PREFIX, strlen(PME_SHM_DIR_PREFIX))) {
-            char dir[512];
-            snprintf(dir, sizeof(dir), "%s/%s", base, ud->d_name);
-            scan_user_dir(dir, &sc);
-        }
+        scan_user_dir(dirfd(top), base, ud->d_name, &sc);
     closedir(top);
     int shown = sc.shown, stale = sc.stale;
     if (!clean && !shown)
