@@ -1,5 +1,6 @@
 /*
- * counters.c - claiming an endpoint id and publishing counters for pme_info.
+ * counters.c - claiming an endpoint id (claim.h) and publishing counters for pme_info
+ * (counters_shm.h), both in the user's own directory when there is one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +17,15 @@
 #include "counters_shm.h"
 
 struct pme_shm_state {
-    int claim_fd[PME_MAX_DEVS]; /* hold the endpoint id on each interface (claim.h) */
-    int dir_fd;     /* the user's counter directory, -1 without a file */
-    int fd;         /* the counter file, locked while we live */
-    char name[96];  /* its name in dir_fd */
+    struct pme_claim claim[PME_MAX_DEVS]; /* the endpoint id on each interface (claim.h) */
+    unsigned nclaims;
+    uint64_t netns;
+    uint16_t next_id;   /* where the search for a free id goes on */
+    uint16_t tries;     /* ids tried so far */
+    int dir_fd;         /* the user's counter directory, -1 when not usable */
+    int fd;             /* the counter file, locked while we live */
+    char dir[256];
+    char name[96];      /* its name in dir_fd */
 };
 
 static uint64_t netns_id(void)
@@ -34,23 +40,42 @@ static const char *if_label(const struct pme_ep *ep)
     return ep->nifname ? ep->ifname[0] : ep->cfg.iface ? ep->cfg.iface : ep->cfg.device;
 }
 
+static const char *claim_label(const struct pme_ep *ep, unsigned i)
+{
+    return ep->nifname ? ep->ifname[i] : if_label(ep);
+}
+
+static void release_claims(struct pme_shm_state *st, const struct pme_ep *ep)
+{
+    while (st->nclaims) {
+        unsigned i = --st->nclaims;
+        pme_claim_release(st->dir_fd, st->netns, claim_label(ep, i), ep->self.ep, &st->claim[i]);
+    }
+}
+
 /* Claim id on every interface the endpoint spans: frames find an endpoint by (node,
- * id) whichever interface they come in by. All or none. */
-static int claim_all(struct pme_ep *ep, struct pme_shm_state *st, uint16_t id, int *owner,
-                     int *e, const char **where)
+ * id) whichever interface they come in by. All or none. *shared tells whether another
+ * user holds the id's name somewhere (no obstacle; see claim.h), *h who. */
+static int claim_all(struct pme_ep *ep, struct pme_shm_state *st, uint16_t id, bool *shared,
+                     struct pme_claim_holder *h, int *e, const char **where)
 {
     unsigned n = ep->nifname ? ep->nifname : 1;
+    *shared = false;
+    ep->self.ep = id;
     for (unsigned i = 0; i < n; i++) {
-        *where = ep->nifname ? ep->ifname[i] : if_label(ep);
-        int rc = pme_claim_id(*where, id, owner, e);
-        if (rc < 0) {
-            while (i--) {
-                close(st->claim_fd[i]);
-                st->claim_fd[i] = -1;
-            }
+        struct pme_claim_holder hi;
+        *where = claim_label(ep, i);
+        int rc = pme_claim_take(st->dir_fd, st->netns, *where, id, &st->claim[i], &hi, e);
+        if (rc) {
+            *h = hi;
+            release_claims(st, ep);
             return rc;
         }
-        st->claim_fd[i] = rc;
+        st->nclaims++;
+        if (st->claim[i].name_fd < 0 && !*shared) {
+            *shared = true;
+            *h = hi;
+        }
     }
     return PME_OK;
 }
@@ -66,151 +91,217 @@ void pme_counters_dir(char *out, size_t len)
     snprintf(out, len, "%s/%s%u", pme_counters_base(), PME_SHM_DIR_PREFIX, (unsigned)geteuid());
 }
 
-/* Open (creating it if needed) the user's counter directory, refusing one that others
- * control: a symbolic link, another owner, or write permission for anyone else. */
-static int open_own_dir(struct pme_ep *ep, char *dir, size_t len)
+/* Warnings about the counter directory and about ids, once per process: a job's
+ * endpoints would repeat them. */
+static bool warned_dir, warned_shared;
+
+/* Open (creating it if needed) the user's counter directory, which holds the counter
+ * files and the id claims. One that others control (a symbolic link, another owner,
+ * write permission for anyone else) is not used: a local user could have made it before
+ * our first job, and we could not remove it (/dev/shm is sticky). The endpoint then
+ * runs without published counters, with a warning. Returns the descriptor or -1. */
+static int open_own_dir(char *dir, size_t len)
 {
     pme_counters_dir(dir, len);
     if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-        pme_ep_set_error(ep, "cannot create %s: %s (set PME_RUNTIME_DIR to a directory of "
-                         "yours, or PME_COUNTERS=0 to run without published counters)",
-                         dir, strerror(errno));
+        if (!warned_dir)
+            fprintf(stderr, "pme: warning: cannot create %s: %s; running without published "
+                    "counters (set PME_RUNTIME_DIR to a directory of yours)\n",
+                    dir, strerror(errno));
+        warned_dir = true;
         return -1;
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        pme_ep_set_error(ep, "cannot use %s: %s (PME refuses a symbolic link there; remove "
-                         "it, or set PME_COUNTERS=0)", dir,
-                         strerror(errno == ENOTDIR ? ELOOP : errno));
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        why = errno == ENOTDIR || errno == ELOOP ? "it is a symbolic link or no directory"
+                                                 : strerror(errno);
+    else if (st.st_uid != geteuid())
+        why = "it belongs to another user";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        why = "others may write to it";
+    if (!why)
+        return fd;
+    if (!warned_dir) {
+        char owner[48] = "";
         if (fd >= 0)
-            close(fd);
-        return -1;
+            snprintf(owner, sizeof(owner), " (owner uid %u, mode %03o)", (unsigned)st.st_uid,
+                     (unsigned)(st.st_mode & 0777));
+        fprintf(stderr, "pme: warning: not using %s: %s%s; this process runs without published "
+                "counters (pme_info does not list it), and only abstract socket names keep its "
+                "endpoint ids apart from your other processes': set PME_RUNTIME_DIR to a "
+                "directory of yours, or have root remove %s\n", dir, why, owner, dir);
+        fflush(stderr);
     }
-    const char *why = st.st_uid != geteuid()          ? "it belongs to another user"
-                      : st.st_mode & (S_IWGRP | S_IWOTH) ? "others may write to it"
-                                                         : NULL;
-    if (why) {
-        pme_ep_set_error(ep, "refusing to publish counters in %s: %s (owner uid %u, mode %03o); "
-                         "remove it (PME recreates it) or set PME_COUNTERS=0", dir, why,
-                         (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+    warned_dir = true;
+    if (fd >= 0)
         close(fd);
-        return -1;
-    }
-    return fd;
+    return -1;
 }
 
 /* Create the counter file afresh in our own directory. Our claim on the id means no
  * live endpoint uses this name, so whatever is there (a dead process's file, or
  * anything planted) is removed, never opened or followed. */
-static int create_file(struct pme_ep *ep, struct pme_shm_state *st, uint16_t id)
+static int create_file(struct pme_ep *ep, struct pme_shm_state *st)
 {
-    char dir[256];
-    st->dir_fd = open_own_dir(ep, dir, sizeof(dir));
-    if (st->dir_fd < 0)
-        return PME_ERR_DEVICE;
-    snprintf(st->name, sizeof(st->name), "%llu.%s.%u", (unsigned long long)netns_id(),
-             if_label(ep), id);
+    snprintf(st->name, sizeof(st->name), "%llu.%s.%u", (unsigned long long)st->netns,
+             if_label(ep), ep->self.ep);
     if (unlinkat(st->dir_fd, st->name, 0) < 0 && errno != ENOENT)
         (void)0; /* the exclusive create below reports it */
     st->fd = openat(st->dir_fd, st->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     0640);
     if (st->fd < 0 || flock(st->fd, LOCK_EX | LOCK_NB) < 0) {
         pme_ep_set_error(ep, "cannot create %s/%s: %s (set PME_COUNTERS=0 to run without "
-                         "published counters)", dir, st->name, strerror(errno));
+                         "published counters)", st->dir, st->name, strerror(errno));
         return PME_ERR_DEVICE;
     }
     return PME_OK;
 }
 
-/* Claim an endpoint id on the interface: the one asked for, or (none asked for) the
- * first free one from a start that depends on the pid. */
-static int claim(struct pme_ep *ep, struct pme_shm_state *st, uint16_t *id_out)
+static void warn_shared(const struct pme_ep *ep, const char *where,
+                        const struct pme_claim_holder *h)
+{
+    if (warned_shared)
+        return;
+    warned_shared = true;
+    char who[64] = "a process that does not say who it is";
+    if (h->pid)
+        snprintf(who, sizeof(who), "process %d of uid %ld", h->pid, h->uid);
+    fprintf(stderr, "pme: note: endpoint id %u on %s is also claimed by %s; that is harmless "
+            "(frames of another job are dropped on their job id), but if the ids of an "
+            "interface are all taken, someone may be squatting them\n",
+            ep->self.ep, where, who);
+    fflush(stderr);
+}
+
+static struct pme_shm_state *state_new(struct pme_ep *ep)
+{
+    struct pme_shm_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    st->dir_fd = st->fd = -1;
+    st->netns = netns_id();
+    st->next_id = ep->cfg.ep_id >= 0 ? (uint16_t)ep->cfg.ep_id
+                                     : (uint16_t)(getpid() % (PME_EP_ID_MAX + 1));
+    st->dir_fd = open_own_dir(st->dir, sizeof(st->dir));
+    return st;
+}
+
+/* Try ids from st->next_id on: the one asked for (PME_EP_ID), or the first that is free.
+ * An id whose name another user holds is taken only when no free one turns up among
+ * the next 256 (a local user who holds them all cannot keep us from starting). */
+static int claim(struct pme_ep *ep, struct pme_shm_state *st)
 {
     bool explicit_id = ep->cfg.ep_id >= 0;
-    uint16_t id = explicit_id ? (uint16_t)ep->cfg.ep_id : (uint16_t)(getpid() % PME_EP_ID_MAX);
-    if (!strcmp(ep->cfg.device, "loop")) {
-        /* Loop endpoints each have their own MAC: ids need no claim (tests open
-         * thousands of them). */
-        static uint16_t next_loop_id;
-        *id_out = explicit_id ? id : next_loop_id++ % (PME_EP_ID_MAX + 1);
-        return PME_OK;
-    }
-    int owner = 0, e = 0, rc = PME_ERR_BUSY;
-    const char *where = if_label(ep);
-    for (int tries = 0; tries < 256 && rc == PME_ERR_BUSY; tries++) {
-        rc = claim_all(ep, st, id, &owner, &e, &where);
-        if (rc >= 0) {
-            *id_out = id;
-            return PME_OK;
+    int e = 0, rc = PME_ERR_BUSY, fallback = -1;
+    struct pme_claim_holder h = {0, -1}, fh = {0, -1};
+    const char *where = if_label(ep), *fwhere = where;
+    while (st->tries < 256) {
+        uint16_t id = st->next_id;
+        bool shared;
+        st->tries++;
+        st->next_id = (uint16_t)((id + 1) % (PME_EP_ID_MAX + 1));
+        rc = claim_all(ep, st, id, &shared, &h, &e, &where);
+        if (rc == PME_OK && shared && !explicit_id) {
+            if (fallback < 0) {
+                fallback = id;
+                fh = h;
+                fwhere = where;
+            }
+            release_claims(st, ep);
+            rc = PME_ERR_BUSY;
+            continue;
         }
-        if (explicit_id)
+        if (rc == PME_OK && shared)
+            warn_shared(ep, where, &h);
+        if (rc != PME_ERR_BUSY || explicit_id)
             break;
-        id = (uint16_t)((id + 1) % (PME_EP_ID_MAX + 1));
+    }
+    if (rc == PME_ERR_BUSY && fallback >= 0) {
+        bool shared;
+        rc = claim_all(ep, st, (uint16_t)fallback, &shared, &h, &e, &where);
+        if (rc == PME_OK && shared)
+            warn_shared(ep, fwhere, &fh);
     }
     if (rc == PME_ERR_BUSY)
         pme_ep_set_error(ep,
                          "endpoint id %u on %s is in use by process %d: choose another "
                          "(PME_EP_ID) or leave it unset to pick a free one",
-                         id, where, owner);
-    else
-        pme_ep_set_error(ep, "cannot claim an endpoint id on %s: %s", where,
-                         strerror(e));
+                         ep->self.ep, where, h.pid);
+    else if (rc)
+        pme_ep_set_error(ep, "cannot claim an endpoint id on %s: %s", where, strerror(e));
     return rc;
 }
 
-static void state_free(struct pme_shm_state *st)
+static void state_free(struct pme_shm_state *st, const struct pme_ep *ep)
 {
-    if (st->fd >= 0)
-        close(st->fd);
-    if (st->dir_fd >= 0) {
+    if (st->fd >= 0) {
         unlinkat(st->dir_fd, st->name, 0);
-        close(st->dir_fd);
+        close(st->fd);
     }
-    for (int i = 0; i < PME_MAX_DEVS; i++)
-        if (st->claim_fd[i] >= 0)
-            close(st->claim_fd[i]);
+    release_claims(st, ep);
+    if (st->dir_fd >= 0)
+        close(st->dir_fd);
     free(st);
 }
 
-int pme_counters_open(struct pme_ep *ep)
+int pme_counters_claim(struct pme_ep *ep)
 {
     if (!*if_label(ep) || strchr(if_label(ep), '/') || strlen(if_label(ep)) > 32) {
         pme_ep_set_error(ep, "interface name \"%s\" is not valid", if_label(ep));
         return PME_ERR_NODEV;
     }
-    struct pme_shm_state *st = malloc(sizeof(*st));
-    if (!st)
-        return PME_ERR_NOMEM;
-    st->dir_fd = st->fd = -1;
-    for (int i = 0; i < PME_MAX_DEVS; i++)
-        st->claim_fd[i] = -1;
-    st->name[0] = 0;
-    uint16_t id;
-    int rc = claim(ep, st, &id);
-    if (!rc && ep->cfg.counters_shm)
-        rc = create_file(ep, st, id);
-    if (rc) {
-        state_free(st);
-        return rc;
+    if (!strcmp(ep->cfg.device, "loop")) {
+        /* Loop endpoints each have their own MAC: ids need no claim (tests open
+         * thousands of them). */
+        static uint16_t next_loop_id;
+        ep->self.ep = ep->cfg.ep_id >= 0 ? (uint16_t)ep->cfg.ep_id
+                                         : next_loop_id++ % (PME_EP_ID_MAX + 1);
+        if (!ep->shm_state && ep->cfg.counters_shm) {
+            ep->shm_state = state_new(ep);
+            if (!ep->shm_state)
+                return PME_ERR_NOMEM;
+        }
+        return PME_OK;
+    }
+    if (!ep->shm_state) {
+        ep->shm_state = state_new(ep);
+        if (!ep->shm_state)
+            return PME_ERR_NOMEM;
+    }
+    return claim(ep, ep->shm_state);
+}
+
+void pme_counters_unclaim(struct pme_ep *ep)
+{
+    if (ep->shm_state)
+        release_claims(ep->shm_state, ep);
+}
+
+int pme_counters_open(struct pme_ep *ep)
+{
+    struct pme_shm_state *st = ep->shm_state;
+    if (st && st->dir_fd >= 0 && ep->cfg.counters_shm) {
+        int rc = create_file(ep, st);
+        if (rc)
+            return rc;
     }
     /* A sparse file: only the pages of peers that exist are ever backed. Without
      * published counters the same layout lives in anonymous memory. */
     size_t bytes = pme_shm_size(PME_SHM_MAX_PEERS);
     void *map = MAP_FAILED;
-    if (st->fd >= 0 && ftruncate(st->fd, (off_t)bytes) == 0)
-        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
-    else if (st->fd < 0)
+    int fd = st ? st->fd : -1;
+    if (fd >= 0 && ftruncate(fd, (off_t)bytes) == 0)
+        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    else if (fd < 0)
         map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED) {
         pme_ep_set_error(ep, "cannot map counters: %s", strerror(errno));
-        state_free(st);
         return PME_ERR_NOMEM;
     }
     ep->shm = map;
-    ep->shm_state = st;
-    ep->self.ep = id;
     ep->ctr = &ep->shm->ep;
     return PME_OK;
 }
@@ -254,6 +345,6 @@ void pme_counters_close(struct pme_ep *ep)
     ep->shm = NULL;
     ep->ctr = NULL;
     if (ep->shm_state)
-        state_free(ep->shm_state);
+        state_free(ep->shm_state, ep);
     ep->shm_state = NULL;
 }

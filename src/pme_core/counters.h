@@ -7,6 +7,13 @@
 
 #include "pme_internal.h"
 
+/* Claim an endpoint id (ep->self.ep): the one asked for or a free one (claim.h). Called
+ * again after pme_counters_unclaim, it goes on with the next free id: the kernel
+ * device's own table may find the one claimed here taken (by another user). */
+int pme_counters_claim(struct pme_ep *ep);
+void pme_counters_unclaim(struct pme_ep *ep);
+/* Once the id is final: the counter file (in the user's own directory, if there is
+ * one and counters are published) or anonymous memory of the same layout. */
 int pme_counters_open(struct pme_ep *ep);
 void pme_counters_publish(struct pme_ep *ep);
 void pme_counters_sync(struct pme_ep *ep);

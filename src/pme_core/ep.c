@@ -283,12 +283,19 @@ static int set_keys(struct pme_ep *ep, char *err, size_t errlen)
     return PME_OK;
 }
 
-static void ep_free(struct pme_ep *ep)
+static void close_devices(struct pme_ep *ep)
 {
     for (unsigned i = 0; i < ep->ndev; i++)
         ep->devs[i]->ops->close(ep->devs[i]);
+    ep->ndev = 0;
     if (ep->wait_fd >= 0)
         close(ep->wait_fd);
+    ep->wait_fd = -1;
+}
+
+static void ep_free(struct pme_ep *ep)
+{
+    close_devices(ep);
     pme_routes_free(&ep->routes);
     pme_counters_close(ep);
     pme_wire_keys_wipe(&ep->keys);
@@ -346,22 +353,36 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     ep->nifname = (unsigned)nnames;
     char (*names)[PME_IFNAME_LEN] = nnames ? ep->ifname : NULL;
     bind_routes(ep, ep->ifname, nnames);
-    /* Claim an endpoint id (held for as long as the process lives), then the device. */
+    struct pme_dev_who who = {0, node_before_open(ep, names ? names[0] : NULL),
+                              ep->keys.job_id, ep->self.incarnation, ep->keys.auth, {0}};
+    if (ep->keys.auth == PME_AUTH_MAC)
+        memcpy(who.mac_key, ep->cfg.secret, sizeof(who.mac_key));
+    /* From here on the secret lives in the key schedules only (ours, the driver's). */
+    explicit_bzero(ep->cfg.secret, sizeof(ep->cfg.secret));
+    /* Claim an endpoint id (held for as long as the process lives), then the devices
+     * with it; the kernel device's own table has the last word among its endpoints
+     * (another user's may hold the id there), and then the next free id is tried. */
+    for (unsigned tries = 0;; tries++) {
+        rc = pme_counters_claim(ep);
+        if (rc) {
+            snprintf(err, errlen, "%s", ep->err);
+            break;
+        }
+        who.ep_id = ep->self.ep;
+        rc = open_devices(ep, ops, &who, names, nnames ? nnames : 1, err, errlen);
+        if (rc != PME_ERR_BUSY || ep->cfg.ep_id >= 0 || tries == 63)
+            break;
+        close_devices(ep);
+        pme_counters_unclaim(ep);
+    }
+    explicit_bzero(who.mac_key, sizeof(who.mac_key));
+    if (rc)
+        goto fail;
     rc = pme_counters_open(ep);
     if (rc) {
         snprintf(err, errlen, "%s", ep->err);
         goto fail;
     }
-    struct pme_dev_who who = {ep->self.ep, node_before_open(ep, names ? names[0] : NULL),
-                              ep->keys.job_id, ep->self.incarnation, ep->keys.auth, {0}};
-    if (ep->keys.auth == PME_AUTH_MAC)
-        memcpy(who.mac_key, ep->cfg.secret, sizeof(who.mac_key));
-    /* From here on the secret lives in the key schedules only (ours, the driver's). */
-    memset(ep->cfg.secret, 0, sizeof(ep->cfg.secret));
-    rc = open_devices(ep, ops, &who, names, nnames ? nnames : 1, err, errlen);
-    explicit_bzero(who.mac_key, sizeof(who.mac_key));
-    if (rc)
-        goto fail;
     rc = set_identity(ep, err, errlen);
     if (rc)
         goto fail;
