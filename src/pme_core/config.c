@@ -76,11 +76,18 @@ int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES])
     return pme_getrandom(secret, PME_SECRET_BYTES) ? PME_ERR_DEVICE : PME_OK;
 }
 
-/* The job secret from a file of 32 hexadecimal digits (white space ignored) that only
- * its owner may read, as ssh insists for keys: a secret others can read is none. */
+void pme_secret_wipe(void *p, size_t len)
+{
+    explicit_bzero(p, len);
+}
+
+/* The job secret from a file of 32 hexadecimal digits (white space ignored) that is
+ * ours and only we may read, as ssh insists for keys: a secret others can read is
+ * none, and neither is one another user controls (they could read or replace it). A
+ * regular file only: a FIFO would block the open, and a link is not followed. */
 static int read_secret(struct pme_config *cfg, const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
         if (err)
@@ -90,15 +97,22 @@ static int read_secret(struct pme_config *cfg, const char *path, char *err, size
             close(fd);
         return PME_ERR_INVAL;
     }
+    const char *why = !S_ISREG(st.st_mode) ? "is not a regular file"
+                      : st.st_uid != geteuid() ? "belongs to another user"
+                      : st.st_mode & 077      ? "may be read by others"
+                                              : NULL;
+    if (why) {
+        close(fd);
+        if (err)
+            snprintf(err, errlen, "PME_JOB_SECRET_FILE=%s %s (owner uid %u, mode %03o; this "
+                     "process runs as uid %u): make a secret of your own, readable by you "
+                     "only: pme_info --new-secret > FILE; chmod 600 FILE", path, why,
+                     (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777), (unsigned)geteuid());
+        return PME_ERR_INVAL;
+    }
     char buf[256];
     ssize_t n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
-    if (st.st_mode & 077) {
-        if (err)
-            snprintf(err, errlen, "PME_JOB_SECRET_FILE=%s may be read by others (mode %03o): "
-                     "chmod 600 it", path, (unsigned)(st.st_mode & 0777));
-        return PME_ERR_INVAL;
-    }
     unsigned got = 0;
     for (ssize_t i = 0; n > 0 && i < n; i++) {
         char c = buf[i];

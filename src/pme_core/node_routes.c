@@ -4,9 +4,12 @@
  * nowhere, so anything it does not understand fails the open with the line named.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "node_routes.h"
 #include "pme.h"
@@ -138,6 +141,42 @@ static int take_line(struct pme_routes *r, const struct pme_route_line *l, size_
     }
 }
 
+/* The route file, if it may be trusted: it decides where frames go (a next hop could
+ * be anybody's MAC) and which node we claim to be, so it must be a regular file of root
+ * or ours that nobody else may write. NULL with errno ENOENT when there is none (no
+ * routes: a switched network), else NULL with err set. */
+static FILE *open_route_file(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        if (e != ENOENT)
+            snprintf(err, errlen, "cannot read the route file %s: %s", path, strerror(e));
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        return NULL;
+    }
+    const char *why = !S_ISREG(st.st_mode)                       ? "is not a regular file"
+                      : st.st_uid != 0 && st.st_uid != geteuid() ? "belongs to another user"
+                      : st.st_mode & (S_IWGRP | S_IWOTH)         ? "may be written by others"
+                                                                 : NULL;
+    FILE *f = why ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (why)
+            snprintf(err, errlen, "route file %s %s (owner uid %u, mode %03o): a route file "
+                     "decides where frames go, so only root or you may write it (pme_route "
+                     "install writes it so)", path, why, (unsigned)st.st_uid,
+                     (unsigned)(st.st_mode & 0777));
+        else
+            snprintf(err, errlen, "cannot read the route file %s: %s", path, strerror(errno));
+        close(fd);
+        errno = EPERM;
+    }
+    return f;
+}
+
 int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
@@ -146,13 +185,9 @@ int pme_routes_load(struct pme_routes *r, char *err, size_t errlen)
         snprintf(err, errlen, "the route file's path is too long");
         return -1;
     }
-    FILE *f = fopen(r->path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, errlen, "cannot read the route file %s: %s", r->path, strerror(errno));
-        return -1;
-    }
+    FILE *f = open_route_file(r->path, err, errlen);
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
     char line[512], why[160];
     size_t cap[2] = {0, 0};
     unsigned lineno = 0;

@@ -123,6 +123,11 @@ enum pme_bypass {
 
 /* A new job secret from the kernel's random source; 0 on success. */
 int pme_secret_generate(uint8_t secret[PME_SECRET_BYTES]);
+/* Forget a copy of a secret: zero len bytes at p, in a way no compiler removes (a
+ * plain memset of memory about to go out of scope may be). pme_ep_open keeps the
+ * secret only in its key schedules; a caller wipes its own pme_config with
+ * pme_secret_wipe(cfg.secret, sizeof(cfg.secret)) once the endpoint is open. */
+void pme_secret_wipe(void *p, size_t len);
 
 /* The most interfaces one endpoint spans (a node of a 3D torus has six). */
 #define PME_MAX_IFACES 8

@@ -19,6 +19,7 @@
  * cannot loop, are in src/pme_core/pme_route.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +136,18 @@ static int write_file(const char *path, const struct topo *t, int node, uint16_t
     if (!strncmp(path, PME_ROUTE_DIR "/", strlen(PME_ROUTE_DIR) + 1))
         mkdir(PME_ROUTE_DIR, 0755);
     snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
+    /* Mode 0644 whatever the umask: endpoints refuse a route file others may write (it
+     * decides where their frames go), and every user's endpoints read it. A fresh file
+     * only, never through a link planted in its place. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(err, sizeof(err), "cannot write %s: %s%s", tmp, strerror(errno),
                  errno == EACCES ? " (run as root, or choose another --file)" : "");
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return -1;
     }
     int rc = routes_write(f, t, node, ethertype, err, sizeof(err));

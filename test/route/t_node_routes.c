@@ -4,11 +4,14 @@
  * a missing file is no error; every kind of broken file is refused with its path, the
  * line and what is wrong; interface lists (names, commas, patterns) expand as
  * documented and refuse what they cannot mean. A loop endpoint with a route file takes
- * its node id from it and refuses peers it has no route to, saying why.
+ * its node id from it and refuses peers it has no route to, saying why. A route file
+ * another user could have written (mode, owner) or a FIFO is refused; pme_route writes
+ * its file 0644 under any umask.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -21,10 +24,13 @@ static char path[64];
 /* Write text as the route file PME_ROUTES names. */
 static void route_file(const char *text)
 {
+    unlink(path);
     FILE *f = fopen(path, "w");
     CHECK(f, "cannot write %s", path);
     fputs(text, f);
     fclose(f);
+    /* As pme_route writes it, whatever the umask the test runs under. */
+    CHECK(chmod(path, 0644) == 0, "chmod %s", path);
     setenv("PME_ROUTES", path, 1);
 }
 
@@ -97,6 +103,65 @@ static void bad_files(void)
                  "iface d 02:00:00:00:00:04\niface e 02:00:00:00:00:05\niface f 02:00:00:00:00:06\n"
                  "iface g 02:00:00:00:00:07\niface h 02:00:00:00:00:08\niface i 02:00:00:00:00:09\n",
             "line 12", "more than 8 interfaces");
+}
+
+/* A route file decides where frames go and which node we are: one another user could
+ * have written is refused, naming the file and why; so is a FIFO (its open blocked
+ * until a writer came: an alarm turns a hang into a failure). pme_route writes 0644
+ * files under any umask. */
+static void untrusted_files(void)
+{
+    char err[512] = "";
+    struct pme_routes r;
+    route_file(HEAD IFACES);
+    CHECK(chmod(path, 0664) == 0, "chmod");
+    CHECK(pme_routes_load(&r, err, sizeof(err)) < 0 && strstr(err, path) &&
+              strstr(err, "may be written by others"),
+          "a group-writable route file was read: %s", err);
+    printf("ok: refused: %s\n", err);
+    CHECK(chmod(path, 0646) == 0, "chmod");
+    CHECK(pme_routes_load(&r, err, sizeof(err)) < 0 && strstr(err, "may be written by others"),
+          "a route file anyone may write was read: %s", err);
+    if (geteuid() == 0) {
+        CHECK(chmod(path, 0644) == 0 && chown(path, 65534, 65534) == 0, "chown");
+        CHECK(pme_routes_load(&r, err, sizeof(err)) < 0 &&
+                  strstr(err, "belongs to another user"),
+              "a route file of another user was read: %s", err);
+        printf("ok: refused: %s\n", err);
+    }
+    unlink(path);
+    CHECK(mkfifo(path, 0644) == 0, "mkfifo");
+    alarm(10);
+    CHECK(pme_routes_load(&r, err, sizeof(err)) < 0 && strstr(err, "not a regular file"),
+          "a FIFO as the route file: %s", err);
+    alarm(0);
+    unlink(path);
+    printf("ok: refused: %s\n", err);
+
+    /* The writer: pme_route install under umask 002 (which made group-writable files). */
+    const char *bd = getenv("builddir");
+    char cmd[1024], topo[96];
+    snprintf(topo, sizeof(topo), "%s.topo", path);
+    FILE *f = fopen(topo, "w");
+    CHECK(f, "topology file");
+    fputs("topology ring 3\nnode 1 host0 0\nnode 2 host1 1\nnode 3 host2 2\n"
+          "link 1:p0plus 2:p0minus\nlink 2:p0plus 3:p0minus\nlink 3:p0plus 1:p0minus\n"
+          "iface 1 p0plus 02:00:00:00:01:00\niface 1 p0minus 02:00:00:00:01:01\n"
+          "iface 2 p0plus 02:00:00:00:02:00\niface 2 p0minus 02:00:00:00:02:01\n"
+          "iface 3 p0plus 02:00:00:00:03:00\niface 3 p0minus 02:00:00:00:03:01\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "umask 002 && '%s/src/tools/pme_route' install '%s' --node 1 "
+             "--file '%s' --no-forward >/dev/null", bd && *bd ? bd : ".", topo, path);
+    CHECK(system(cmd) == 0, "%s failed", cmd);
+    unlink(topo);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
+          "pme_route wrote its route file with mode %03o under umask 002",
+          (unsigned)(st.st_mode & 0777));
+    CHECK(pme_routes_load(&r, err, sizeof(err)) == 0 && r.present && r.node == 1,
+          "the file pme_route wrote is refused: %s", err);
+    pme_routes_free(&r);
+    printf("ok: pme_route writes its route file 0644 under umask 002, and it reads back\n");
 }
 
 static void expands(const char *spec, const char *want)
@@ -241,6 +306,7 @@ int main(int argc, char **argv)
     static const struct scenario all[] = {
         {"no_file", no_file},     {"good_file", good_file}, {"bad_files", bad_files},
         {"iface_lists", iface_lists}, {"endpoint", endpoint}, {"places", places},
+        {"untrusted_files", untrusted_files},
     };
     run_scenarios(argc, argv, all, sizeof(all) / sizeof(all[0]));
     unlink(path);

@@ -390,9 +390,24 @@ static void test_config(void)
     CHECK(chmod(path, 0644) == 0, "chmod");
     CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
               strstr(err, "chmod 600"), "a secret others may read was taken: %s", err);
+    if (geteuid() == 0) {
+        /* Another user could read or replace it: refused, whatever its mode. */
+        CHECK(chmod(path, 0600) == 0 && chown(path, 65534, 65534) == 0, "chown");
+        CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
+                  strstr(err, "belongs to another user"),
+              "a secret of another owner was taken: %s", err);
+        CHECK(chown(path, 0, 0) == 0, "chown back");
+    }
     CHECK(chmod(path, 0600) == 0 && truncate(path, 10) == 0, "truncate");
     CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
               strstr(err, "32 hexadecimal"), "a short secret was taken: %s", err);
+    unlink(path);
+    /* A FIFO would block the open until someone writes it: refused at once. */
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo");
+    double t0 = now_s();
+    CHECK(pme_config_from_env(&cfg, err, sizeof(err)) == PME_ERR_INVAL &&
+              strstr(err, "not a regular file") && now_s() - t0 < 1,
+          "a FIFO as the secret file: %s", err);
     unsetenv("PME_JOB_SECRET_FILE");
     unlink(path);
 }

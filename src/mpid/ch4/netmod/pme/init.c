@@ -110,7 +110,7 @@ int MPIDI_PME_init_local(int *tag_bits)
     if (!getenv("PME_JOB_KEY"))
         cfg.job_key = MPIDI_PME_job_key();
     rc = MPIDI_PME_choose_secret(&cfg, made, made_ok, err, sizeof(err));
-    memset(made, 0, sizeof(made));
+    pme_secret_wipe(made, sizeof(made));
     if (rc) {
         mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
                                          "ch4:pme: no job secret to authenticate PME's frames",
@@ -135,6 +135,9 @@ int MPIDI_PME_init_local(int *tag_bits)
     }
 
     rc = pme_ep_open(&cfg, &g->ep, err, sizeof(err));
+    /* The endpoint keeps the secret in its key schedules only; this copy on the stack
+     * would outlive the call (and fn_exit wipes it on the paths that fail before). */
+    pme_secret_wipe(cfg.secret, sizeof(cfg.secret));
     if (rc) {
         char summary[200];
         snprintf(summary, sizeof(summary),
@@ -195,6 +198,8 @@ int MPIDI_PME_init_local(int *tag_bits)
     }
 
   fn_exit:
+    pme_secret_wipe(cfg.secret, sizeof(cfg.secret));
+    pme_secret_wipe(made, sizeof(made));
     MPIR_FUNC_EXIT;
     return MPI_SUCCESS;
   fn_fail:

@@ -49,7 +49,7 @@ int MPIDI_PME_job_secret(uint8_t secret[PME_SECRET_BYTES])
         buf[PME_SECRET_BYTES] = 0;
     memcpy(secret, buf, PME_SECRET_BYTES);
     int ok = buf[PME_SECRET_BYTES];
-    memset(buf, 0, sizeof(buf));
+    pme_secret_wipe(buf, sizeof(buf));
     return ok ? 0 : -1;
 }
 
