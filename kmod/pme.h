@@ -47,6 +47,7 @@ struct pme_kpeer {
 	__be32 dst_node;
 	__be32 src_node;                /* the node it knows us by (as stamped) */
 	u8 rail;
+	u8 version;                     /* the wire version the endpoint speaks to it */
 };
 
 /*
@@ -171,7 +172,7 @@ static inline struct pme_kslot *pme_tx_slot(const struct pme_ep *ep, u32 i)
 	return (struct pme_kslot *)(ep->tx_ring + (size_t)i * ep->slot_size);
 }
 
-/* Of the PME header (not the frame): the bytes after it, be16, in version 2. */
+/* Of the PME header (not the frame): the bytes after it, be16, from version 2 on. */
 #define PME_WIRE_OFF_LEN 6
 
 /*
@@ -185,7 +186,7 @@ static inline unsigned int pme_wire_hdr_need(u8 version, u8 type)
 		return 16;
 	if (version == PME_KWIRE_V1)
 		return PME_KWIRE_V1_HDR_LEN;
-	if (version == PME_KWIRE_V2)
+	if (pme_kwire_v2_header(version))
 		return PME_KWIRE_V2_HDR_LEN;
 	return 0;
 }

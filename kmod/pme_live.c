@@ -123,6 +123,7 @@ struct pme_live_to {
 	__be32 src_node;
 	__be16 dst_ep;
 	u8 rail;
+	u8 version;                     /* the one the peer and the endpoint speak */
 };
 
 /*
@@ -141,7 +142,7 @@ static unsigned int pme_live_make(struct pme_ep *ep, const struct net_device *de
 	put_unaligned_be16(pme_ethertype, f + 2 * ETH_ALEN);
 	memset(wh, 0, sizeof(*wh));
 	wh->dst_ep = to->dst_ep;
-	wh->version = PME_KWIRE_V2;
+	wh->version = to->version;
 	wh->type = type;
 	wh->src_ep = cpu_to_be16(ep->ep_id);
 	wh->len = cpu_to_be16(body_len);
@@ -240,6 +241,7 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 	to.src_node = wh->dst_node;
 	to.dst_ep = wh->src_ep;
 	to.rail = wh->rail;
+	to.version = wh->version;
 	len = pme_live_make(ep, dev, out, &to, PME_T_PONG, &pong, sizeof(pong));
 	if (pme_live_xmit(dev, out, len, GFP_ATOMIC))
 		pme_live_count(ep, PME_KCNT_PONG_SENT);
@@ -249,7 +251,7 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 /**
  * pme_live_note - remember the destination of a frame the endpoint sends
  * @ep: the sender; under its tx_lock
- * @f: the frame as stamped (version 2)
+ * @f: the frame as stamped (version 2's header)
  *
  * The table is bounded: a destination beyond it gets no BYE (and is counted then).
  */
@@ -263,11 +265,14 @@ void pme_live_note(struct pme_ep *ep, const u8 *f)
 	    is_multicast_ether_addr(f))
 		return;
 	kp = &ep->kpeers[ep->kpeer_last];
-	if (ep->nkpeers && kp->dst_ep == wh->dst_ep && kp->dst_node == wh->dst_node)
+	if (ep->nkpeers && kp->dst_ep == wh->dst_ep && kp->dst_node == wh->dst_node) {
+		kp->version = wh->version;
 		return;		/* the common case: the same peer as the last frame */
+	}
 	for (i = 0; i < ep->nkpeers; i++) {
 		kp = &ep->kpeers[i];
 		if (kp->dst_ep == wh->dst_ep && kp->dst_node == wh->dst_node) {
+			kp->version = wh->version;
 			ep->kpeer_last = i;
 			return;
 		}
@@ -282,6 +287,7 @@ void pme_live_note(struct pme_ep *ep, const u8 *f)
 	kp->dst_node = wh->dst_node;
 	kp->src_node = wh->src_node;
 	kp->rail = wh->rail;
+	kp->version = wh->version;
 	ep->kpeer_last = ep->nkpeers++;
 }
 
@@ -305,6 +311,7 @@ void pme_live_bye_all(struct pme_ep *ep, struct net_device *dev)
 		to.src_node = ep->kpeers[i].src_node;
 		to.dst_ep = ep->kpeers[i].dst_ep;
 		to.rail = ep->kpeers[i].rail;
+		to.version = ep->kpeers[i].version;
 		len = pme_live_make(ep, dev, out, &to, PME_T_BYE, NULL, 0);
 		if (pme_live_xmit(dev, out, len, GFP_KERNEL))
 			pme_live_count(ep, PME_KCNT_BYE_SENT);

@@ -21,7 +21,7 @@ static enum pme_kcounter pme_rx_match(const struct pme_ep *ep, const u8 *h,
 {
 	u32 node, job;
 
-	if (version != PME_KWIRE_V2 || type == PME_T_VERSION_NAK)
+	if (!pme_kwire_v2_header(version) || type == PME_T_VERSION_NAK)
 		return PME_KCNT_RX_FRAMES;
 	node = get_unaligned_be32(h + PME_WIRE_OFF_DST_NODE - PME_ETH_HLEN);
 	job = get_unaligned_be32(h + PME_WIRE_OFF_JOB_ID - PME_ETH_HLEN);
@@ -109,7 +109,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	 * instead of spending a ring slot and a wakeup on a frame pme_core can only refuse.
 	 * A VERSION_NAK keeps its frozen layout and is not judged by this field.
 	 */
-	if (h && version == PME_KWIRE_V2 && type != PME_T_VERSION_NAK &&
+	if (h && pme_kwire_v2_header(version) && type != PME_T_VERSION_NAK &&
 	    get_unaligned_be16(h + PME_WIRE_OFF_LEN) > plen - need)
 		h = NULL;
 	if (!h) {
@@ -121,7 +121,7 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb, i
 	ep = pme_ep_lookup(dev, get_unaligned_be16(h));
 	if (!ep) {
 		pme_count(NULL, PME_KCNT_RX_NO_ENDPOINT, 1);
-	} else if (type == PME_T_PING && version == PME_KWIRE_V2 &&
+	} else if (type == PME_T_PING && pme_kwire_v2_header(version) &&
 		   pme_rx_match(ep, h, version, type) == PME_KCNT_RX_FRAMES &&
 		   pme_live_ping(ep, dev, eth, skb, off, plen)) {
 		/* The driver answered for the endpoint (or refused a bad PING). */

@@ -43,7 +43,7 @@ static bool pme_tx_stamp(const struct pme_ep *ep, const struct net_device *dev, 
 
 	forged = pme_stamp(f + ETH_ALEN, dev->dev_addr, ETH_ALEN);
 	forged |= pme_stamp(f + PME_WIRE_OFF_SRC_EP, &src_ep, sizeof(src_ep));
-	if (version == PME_KWIRE_V2 && type != PME_T_VERSION_NAK) {
+	if (pme_kwire_v2_header(version) && type != PME_T_VERSION_NAK) {
 		forged |= pme_stamp_be32(f + PME_WIRE_OFF_SRC_NODE, ep->node_id);
 		forged |= pme_stamp_be32(f + PME_WIRE_OFF_INCARNATION, ep->incarnation);
 	}
@@ -140,7 +140,8 @@ static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
 	}
 	if (pme_tx_stamp(ep, dev, f, f[PME_WIRE_OFF_VERSION], f[PME_WIRE_OFF_TYPE]))
 		pme_count(ep, PME_KCNT_TX_SRC_REWRITTEN, 1);
-	if (f[PME_WIRE_OFF_VERSION] == PME_KWIRE_V2 && f[PME_WIRE_OFF_TYPE] != PME_T_VERSION_NAK)
+	if (pme_kwire_v2_header(f[PME_WIRE_OFF_VERSION]) &&
+	    f[PME_WIRE_OFF_TYPE] != PME_T_VERSION_NAK)
 		pme_live_note(ep, f);
 	skb->dev = dev;
 	skb->protocol = htons(pme_ethertype);

@@ -184,7 +184,7 @@ unsigned int pme_zc_place(struct pme_ep *ep, const u8 *eth, const struct sk_buff
 	if (!READ_ONCE(ep->zc_narms) || plen < PME_ZC_HDRS)
 		return 0;
 	h = skb_header_pointer(skb, off, PME_ZC_HDRS, buf);
-	if (!h || h[PME_WIRE_OFF_VERSION - ETH_HLEN] != PME_KWIRE_V2 ||
+	if (!h || !pme_kwire_v2_header(h[PME_WIRE_OFF_VERSION - ETH_HLEN]) ||
 	    h[PME_WIRE_OFF_TYPE - ETH_HLEN] != PME_T_RDATA)
 		return 0;
 	wlen = get_unaligned_be16(h + PME_WIRE_OFF_LEN);
@@ -301,7 +301,7 @@ struct sk_buff *pme_zc_tx_skb(struct pme_ep *ep, struct net_device *dev,
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	f = skb_put(skb, hlen);
 	memcpy(f, (const u8 *)slot + PME_KSLOT_HDR_LEN, hlen);
-	if (f[PME_WIRE_OFF_VERSION] != PME_KWIRE_V2 || f[PME_WIRE_OFF_TYPE] != PME_T_RDATA)
+	if (!pme_kwire_v2_header(f[PME_WIRE_OFF_VERSION]) || f[PME_WIRE_OFF_TYPE] != PME_T_RDATA)
 		goto bad;
 
 	spin_lock_bh(&ep->zc_lock);

@@ -25,7 +25,7 @@
 /* The endpoint id claims in the same directory (claim.h): claim.<netns>.<interface>.<id> */
 #define PME_CLAIM_FILE_PREFIX "claim."
 #define PME_SHM_MAGIC 0x504d4543u /* "PMEC" */
-#define PME_SHM_LAYOUT 6 /* 6: rx_held */
+#define PME_SHM_LAYOUT 7 /* 6: rx_held; 7: hello_challenged */
 #define PME_SHM_MAX_PEERS PME_MAX_PEERS
 
 struct pme_shm_peer {

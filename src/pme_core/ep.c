@@ -338,6 +338,9 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
         ep->self.incarnation = (uint32_t)pme_now_ns() ^ (uint32_t)getpid();
     if (!ep->self.incarnation)
         ep->self.incarnation = 1;
+    /* Our handshake challenges derive from it (hello_wait.c): a new one every open. */
+    if (pme_getrandom(&ep->chal_base, sizeof(ep->chal_base)))
+        ep->chal_base = pme_now_ns() ^ ((uint64_t)ep->self.incarnation << 32);
     rc = set_keys(ep, err, errlen);
     if (rc)
         goto fail;
@@ -445,6 +448,7 @@ void pme_ep_close(pme_ep_t *ep)
         free(ep->bounce[i]);
     pme_cache_destroy(&ep->cache);
     pme_peers_free(ep);
+    pme_hello_wait_free(ep);
     pme_idxvec_free(&ep->active);
     pme_idxvec_free(&ep->dirty);
     pme_idxvec_free(&ep->suspects);

@@ -114,7 +114,43 @@ void pme_link_pump_resends(struct pme_ep *ep, pme_peer_t idx, unsigned k);
 void pme_link_resume(struct pme_ep *ep);
 void pme_link_purge(struct pme_ep *ep, pme_peer_t idx, int status);
 
-/* link_ctrl.c: control frames and the handshake */
+/* A frame of a peer that the link admitted (link_rx.c), as its handlers see it. */
+struct pme_link_in {
+    const uint8_t *frame;
+    const struct pme_wire_hdr *wh;
+    size_t len;             /* bytes after the PME header */
+    uint16_t flags;
+    pme_peer_t idx;
+    struct pme_peer *p;
+    uint8_t dev;            /* the device it came in by */
+    uint8_t k;              /* the rail it names (hdr.rail) */
+    bool known;             /* it is of the incarnation we believe in (link_hello.c) */
+    struct pme_rail *r;     /* that rail of the peer */
+};
+
+/* hello_wait.c: what the handshake remembers beside the peers (below the rest of it) */
+/* The HELLO of an incarnation of peer idx that has not answered our challenge yet, and
+ * what our challenge to it said. */
+struct pme_hello_wait {
+    pme_peer_t idx;
+    uint32_t inc;           /* the incarnation whose HELLO waits (0: none) */
+    uint32_t first_seq;     /* that HELLO's */
+    uint64_t echo;          /* its chal: what we echo, and echo again once we believe */
+    uint32_t tx_first;      /* where our direction toward it will start, as our challenge
+                             * announced while our direction was another incarnation's */
+    bool tx_first_set;
+    uint64_t sent_ns;       /* when we last challenged */
+};
+/* The entry of peer idx; with create, a new one (NULL: out of memory). The pointer is
+ * good until the next call. */
+struct pme_hello_wait *pme_hello_wait_find(struct pme_ep *ep, pme_peer_t idx, bool create);
+void pme_hello_wait_drop(struct pme_ep *ep, pme_peer_t idx);
+void pme_hello_wait_free(struct pme_ep *ep);
+/* Our challenge to peer idx: never 0, new for each of its incarnations we adopt, and
+ * unlike any of another endpoint's. */
+uint64_t pme_link_chal(struct pme_ep *ep, pme_peer_t idx);
+
+/* link_ctrl.c: control frames, and sending the handshake */
 /* A control frame on the peer's primary rail, or on rail k. */
 int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub,
                   size_t sublen);
@@ -122,14 +158,23 @@ int pme_link_ctrl_rail(struct pme_ep *ep, pme_peer_t idx, unsigned k, int type,
                        const void *sub, size_t sublen);
 /* Open our direction on rail k (rail 0: toward the peer at all), or ask again. */
 void pme_link_hello(struct pme_ep *ep, pme_peer_t idx, unsigned k);
+/* Our direction on rail 0 starts at first: a HELLO announcing it is out (a challenge),
+ * and an answer to it opens the direction. */
+void pme_link_hello_sent(struct pme_ep *ep, pme_peer_t idx, uint32_t first);
 /* The HELLO sub-header with our rails' MACs after it; returns its length. */
-size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
-                           uint32_t echo);
+size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq, uint64_t chal,
+                           uint64_t echo);
+/* A fresh first sequence number for one of our directions on rail k. */
+uint32_t pme_link_isn(struct pme_ep *ep, unsigned k);
 void pme_link_fill_rx_state(struct pme_ep *ep, struct pme_peer *p, unsigned k,
                             struct pme_wire_hdr *wh);
 void pme_link_send_go_if_room(struct pme_ep *ep);
 void pme_link_bye_all(struct pme_ep *ep);
 uint64_t pme_link_next_nonce(struct pme_ep *ep);
+
+/* link_hello.c: the handshake received: HELLO and HELLO_ACK on every rail, and which
+ * incarnation of a peer to believe */
+void pme_link_on_hello(struct pme_ep *ep, struct pme_link_in *r);
 
 /* link_rx.c: the receiving half (pme_link_rx is the devices' receive callback) */
 void pme_link_rx(void *rx_ctx, const uint8_t *frame, size_t len); /* &ep->rx_ctx[dev] */

@@ -1,6 +1,7 @@
 /*
  * link_ctrl.c - unsequenced control frames (ACK, LOSE, STOP, GO, CREDIT, CREDIT_REQ,
  * HELLO and HELLO_ACK, PING and PONG, BYE) and the state that rides on every frame.
+ * What a HELLO or HELLO_ACK received means is link_hello.c's.
  *
  * Every frame we send carries our view of the reverse direction of its rail when we
  * have one (PME_F_ACK_VALID: the rail's cumulative ACK and the eager credit limit we
@@ -8,6 +9,7 @@
  * rail they are about; what is about the peer (CREDIT, PING, BYE) on its primary.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <string.h>
 
 #include "counters_shm.h"
@@ -85,11 +87,12 @@ int pme_link_ctrl(struct pme_ep *ep, pme_peer_t idx, int type, const void *sub, 
     return pme_link_ctrl_rail(ep, idx, pme_peer_get(ep, idx)->primary, type, sub, sublen);
 }
 
-size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
-                           uint32_t echo)
+size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq, uint64_t chal,
+                           uint64_t echo)
 {
     struct pme_wire_hello h = {
-        .echo = htonl(echo),
+        .chal = htobe64(chal),
+        .echo = htobe64(echo),
         .first_seq = htonl(first_seq),
         .max_frame = htons((uint16_t)ep->mtu),
         .nrails = (uint8_t)ep->nrails,
@@ -101,26 +104,48 @@ size_t pme_link_hello_body(struct pme_ep *ep, uint8_t *buf, uint32_t first_seq,
     return sizeof(h) + 6 * ep->nrails;
 }
 
-/* Open our direction on rail k (rail 0 opens the connection), or ask again. */
+uint32_t pme_link_isn(struct pme_ep *ep, unsigned k)
+{
+    uint32_t isn;
+    if (pme_getrandom(&isn, sizeof(isn)))
+        isn = (uint32_t)ep->now ^ ep->self.incarnation ^ k;
+    return isn;
+}
+
+/* Our direction on rail k starts at isn: nothing sent yet, a HELLO owed an answer. */
+static void rail_start(struct pme_ep *ep, struct pme_rail *r, uint32_t isn)
+{
+    r->snd_una = r->snd_nxt = r->snd_max = isn;
+    r->resend_lo = r->resend_hi = isn;
+    r->state = RAIL_HELLO;
+    r->rto_us = ep->cfg.rto_us;
+}
+
+/* Open our direction on rail k (rail 0 opens the connection), or ask again. A HELLO on
+ * rail 0 carries our challenge, and the echo of the one a HELLO still waiting for proof
+ * carried (link_hello.c). */
 void pme_link_hello(struct pme_ep *ep, pme_peer_t idx, unsigned k)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
     struct pme_rail *r = &p->rail[k];
     if (k == 0 && p->tx_state == TX_NEW)
         p->tx_state = TX_HELLO;
-    if (r->state == RAIL_NEW) {
-        uint32_t isn;
-        if (pme_getrandom(&isn, sizeof(isn)))
-            isn = (uint32_t)ep->now ^ ep->self.incarnation ^ k;
-        r->snd_una = r->snd_nxt = r->snd_max = isn;
-        r->resend_lo = r->resend_hi = isn;
-        r->state = RAIL_HELLO;
-        r->rto_us = ep->cfg.rto_us;
-    }
+    if (r->state == RAIL_NEW)
+        rail_start(ep, r, pme_link_isn(ep, k));
+    const struct pme_hello_wait *w = k ? NULL : pme_hello_wait_find(ep, idx, false);
     uint8_t body[CTRL_SUB_MAX];
-    size_t len = pme_link_hello_body(ep, body, r->snd_una, 0);
+    size_t len = pme_link_hello_body(ep, body, r->snd_una, pme_link_chal(ep, idx),
+                                     w && w->inc ? w->echo : 0);
     pme_link_ctrl_rail(ep, idx, k, PME_T_HELLO, body, len);
     pme_timer_arm_rto(ep, idx, k);
+}
+
+void pme_link_hello_sent(struct pme_ep *ep, pme_peer_t idx, uint32_t first)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    p->tx_state = TX_HELLO;
+    rail_start(ep, &p->rail[0], first);
+    pme_timer_arm_rto(ep, idx, 0);
 }
 
 /* Room again in the pool: let every stopped sender go (Appendix B's GO). */

@@ -9,9 +9,9 @@
  * we took already (sent again over another rail after its first rail died) is
  * acknowledged and not delivered twice.
  *
- * A peer's frames must carry the incarnation we know for it (its HELLO or HELLO_ACK
- * taught us) and, when frames are authenticated, a nonce we have not seen: a frame of
- * an old incarnation or a replayed one is dropped and counted before it is read.
+ * A peer's frames must carry the incarnation we believe in (it answered our challenge:
+ * link_hello.c) and, when frames are authenticated, a nonce we have not seen: a frame
+ * of an old incarnation or a replayed one is dropped and counted before it is read.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -19,19 +19,6 @@
 
 #include "counters_shm.h"
 #include "link.h"
-
-/* A peer's own words, after the link accepted them. */
-struct rx {
-    const uint8_t *frame;
-    const struct pme_wire_hdr *wh;
-    size_t len;             /* bytes after the PME header */
-    uint16_t flags;
-    pme_peer_t idx;
-    struct pme_peer *p;
-    uint8_t dev;            /* the device it came in by */
-    uint8_t k;              /* the rail it names (hdr.rail) */
-    struct pme_rail *r;     /* that rail of the peer */
-};
 
 static void count_verdict(struct pme_ep *ep, enum pme_wire_verdict v)
 {
@@ -101,182 +88,6 @@ static void other_version(struct pme_ep *ep, uint8_t dev, const uint8_t *f, size
     ep->devs[dev]->ops->send(ep->devs[dev], &fr, 1);
 }
 
-/* ---- the handshake ---- */
-
-/* A peer must take frames big enough for a header and some payload (fragment sizes
- * are computed from it). */
-static bool max_frame_ok(const struct pme_wire_hello *h)
-{
-    return ntohs(h->max_frame) >= PME_WIRE_MIN_FRAME;
-}
-
-static void learn_incarnation(struct pme_peer *p, uint32_t inc)
-{
-    p->peer_incarnation = inc;
-    p->known = true;
-    for (unsigned k = 0; k < p->nrails; k++)
-        memset(&p->rail[k].replay, 0, sizeof(p->rail[k].replay));
-    memset(&p->kreplay, 0, sizeof(p->kreplay));
-}
-
-/* What a HELLO says of the peer's NICs: how many rails it has, and their MACs when its
- * HELLO lists them. */
-static void learn_rails(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello *h)
-{
-    unsigned n = h->nrails ? h->nrails : 1;
-    unsigned listed = (unsigned)((r->len - sizeof(*h)) / 6);
-    r->p->peer_rails = (uint8_t)(n < PME_WIRE_MAX_RAILS ? n : PME_WIRE_MAX_RAILS);
-    if (listed > n)
-        listed = n;
-    if (listed)
-        pme_peer_set_macs(ep, r->idx, (const uint8_t (*)[6])(const void *)(h + 1), listed);
-}
-
-/* Rails both ends have: ours (the peer's allocation) and as many as it said. */
-static unsigned usable_rails(const struct pme_peer *p)
-{
-    unsigned n = p->peer_rails ? p->peer_rails : 1;
-    return n < p->nrails ? n : p->nrails;
-}
-
-/* Open our direction on every rail beyond the first that both ends have and whose MAC
- * we know (rail 0 opened: the peer knows us). */
-static void open_rails(struct pme_ep *ep, struct rx *r)
-{
-    static const uint8_t no_mac[6];
-    struct pme_peer *p = r->p;
-    for (unsigned k = 1; k < usable_rails(p); k++)
-        if (p->rail[k].state == RAIL_NEW && memcmp(p->rail[k].mac, no_mac, 6))
-            pme_link_hello(ep, r->idx, k);
-}
-
-/* A new incarnation of a peer (or its first HELLO): start its receive direction.
- * Returns false when the HELLO must go unanswered (a peer we declared failed). */
-static bool rx_open(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello *h)
-{
-    struct pme_peer *p = r->p;
-    uint32_t inc = ntohl(r->wh->incarnation);
-    bool same = p->known && p->peer_incarnation == inc && p->rx_epoch;
-    if (p->tx_state == TX_FAILED) {
-        if (same)
-            return false;
-        pme_peer_revive(ep, r->idx); /* a restarted process: a fresh start */
-    } else if (p->rx_open) {
-        if (same)
-            return true; /* a repeated HELLO: our HELLO_ACK was lost */
-        /* The peer restarted: what we had with its old self is gone. */
-        pme_peer_fail(ep, r->idx, PME_ERR_PEER_DEAD);
-        pme_peer_revive(ep, r->idx);
-    }
-    if (!same)
-        learn_incarnation(p, inc);
-    p->rx_epoch++;
-    p->rx_order = 1;
-    r->r->rcv_nxt = ntohl(h->first_seq);
-    r->r->rx_open = p->rx_open = true;
-    r->r->lose_sent = r->r->we_stopped = false;
-    pme_held_clear(&r->r->held, ep->cfg.window, &ep->held_room);
-    p->rx_grant = ep->up->peer_open(ep, r->idx);
-    p->credit_granted = p->credit_consumed + p->rx_grant;
-    uint16_t mf = ntohs(h->max_frame);
-    if (mf < p->max_frame)
-        p->max_frame = mf;
-    learn_rails(ep, r, h);
-    return true;
-}
-
-static void answer_hello(struct pme_ep *ep, struct rx *r)
-{
-    uint8_t body[sizeof(struct pme_wire_hello) + 6 * PME_WIRE_MAX_RAILS];
-    size_t len = pme_link_hello_body(ep, body, 0, ntohl(r->wh->incarnation));
-    pme_link_ctrl_rail(ep, r->idx, r->k, PME_T_HELLO_ACK, body, len);
-}
-
-/* A HELLO or HELLO_ACK on a rail beyond the first: that rail of a connection rail 0
- * opened. */
-static void on_rail_hello(struct pme_ep *ep, struct rx *r, const struct pme_wire_hello *h)
-{
-    struct pme_peer *p = r->p;
-    if (!p->rx_open || !p->known || p->peer_incarnation != ntohl(r->wh->incarnation) ||
-        r->k >= usable_rails(p)) {
-        ep->ctr->drop_stale++;
-        return;
-    }
-    if (r->wh->type == PME_T_HELLO) {
-        if (!r->r->rx_open) {
-            r->r->rcv_nxt = ntohl(h->first_seq);
-            r->r->rx_open = true;
-            r->r->lose_sent = r->r->we_stopped = false;
-            pme_held_clear(&r->r->held, ep->cfg.window, &ep->held_room);
-        }
-        answer_hello(ep, r);
-        if (p->tx_state == TX_OPEN && r->r->state == RAIL_NEW)
-            pme_link_hello(ep, r->idx, r->k);
-        return;
-    }
-    if (r->r->state != RAIL_HELLO || ntohl(h->echo) != ep->self.incarnation)
-        return;
-    r->r->state = RAIL_OPEN;
-    r->r->rto_us = ep->cfg.rto_us;
-    r->r->rto_deadline = 0;
-    r->r->owed_since_ns = 0;
-    pme_timer_rearm(ep, r->idx);
-    pme_peer_mark_dirty(ep, r->idx); /* it can take pieces of streams now */
-}
-
-static void on_hello(struct pme_ep *ep, struct rx *r)
-{
-    struct pme_peer *p = r->p;
-    if (r->len < sizeof(struct pme_wire_hello)) {
-        ep->ctr->drop_bad_header++;
-        return;
-    }
-    const struct pme_wire_hello *h = (const void *)(r->wh + 1);
-    if (!max_frame_ok(h)) {
-        ep->ctr->drop_bad_header++;
-        return;
-    }
-    if (r->k) {
-        on_rail_hello(ep, r, h);
-        return;
-    }
-    _Static_assert((PME_FEAT_RMA | PME_FEAT_BUNDLE | PME_FEAT_RMA_BUNDLE) <= UINT8_MAX,
-                   "pme_peer.takes holds the features in the low byte");
-    p->takes = (uint8_t)(ntohl(h->features) &
-                         (PME_FEAT_RMA | PME_FEAT_BUNDLE | PME_FEAT_RMA_BUNDLE));
-    if (r->wh->type == PME_T_HELLO) {
-        if (!rx_open(ep, r, h))
-            return;
-        answer_hello(ep, r);
-        /* Open our direction too: answers (CTS, replies) need not wait a round trip. */
-        if (p->tx_state == TX_NEW)
-            pme_link_hello(ep, r->idx, 0);
-        return;
-    }
-    /* HELLO_ACK */
-    if (p->tx_state != TX_HELLO || ntohl(h->echo) != ep->self.incarnation)
-        return;
-    uint32_t inc = ntohl(r->wh->incarnation);
-    if (!p->known || p->peer_incarnation != inc)
-        learn_incarnation(p, inc);
-    uint16_t mf = ntohs(h->max_frame);
-    if (mf < p->max_frame)
-        p->max_frame = mf;
-    learn_rails(ep, r, h);
-    p->credit_limit = ntohl(r->wh->credit);
-    p->credit_used = 0;
-    p->credit_grant = p->credit_limit;
-    p->tx_state = TX_OPEN;
-    r->r->state = RAIL_OPEN;
-    r->r->rto_us = ep->cfg.rto_us;
-    r->r->rto_deadline = 0;
-    r->r->owed_since_ns = 0;
-    ep->up->credit_known(ep, r->idx);
-    open_rails(ep, r);
-    pme_timer_rearm(ep, r->idx);
-    pme_peer_mark_dirty(ep, r->idx);
-}
-
 /* ---- sequenced frames ---- */
 
 /* An in-order item's frame: whether to deliver it (its item is the one due), or take it
@@ -295,7 +106,7 @@ static int order_check(const struct pme_peer *p, const struct pme_wire_hdr *wh)
 
 /* Take the frame that is due on its rail (rcv_nxt): deliver it, or say why not. False
  * when the rail's sequence did not move (no buffer: STOP; an item ahead of the one due). */
-static bool take_due(struct pme_ep *ep, struct rx *r)
+static bool take_due(struct pme_ep *ep, struct pme_link_in *r)
 {
     struct pme_peer *p = r->p;
     struct pme_rail *rl = r->r;
@@ -362,7 +173,7 @@ static void send_lose(struct pme_ep *ep, pme_peer_t idx, unsigned k, uint32_t fi
 /* A frame ahead of the one due: frames before it were lost (or are late). Hold it, and
  * name to the sender the frames missing between what we saw last and it; or, holding
  * nothing, drop it and ask for everything from the first missing frame (Go-Back-N). */
-static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
+static void rx_after_gap(struct pme_ep *ep, struct pme_link_in *r, uint32_t seq)
 {
     struct pme_peer *p = r->p;
     struct pme_rail *rl = r->r;
@@ -408,7 +219,7 @@ static void rx_after_gap(struct pme_ep *ep, struct rx *r, uint32_t seq)
         rl->name_gap = true;
 }
 
-static void rx_in_sequence(struct pme_ep *ep, struct rx *r)
+static void rx_in_sequence(struct pme_ep *ep, struct pme_link_in *r)
 {
     struct pme_peer *p = r->p;
     struct pme_rail *rl = r->r;
@@ -462,8 +273,9 @@ static void drain_held(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
             struct pme_held_frame *f = pme_held_take(&rl->held, ep->cfg.window, rl->rcv_nxt);
             if (!f)
                 break;
-            struct rx r = {.wh = (const void *)f->frame, .len = f->len - sizeof(*r.wh),
-                           .idx = idx, .p = p, .dev = rl->dev, .k = (uint8_t)k, .r = rl};
+            struct pme_link_in r = {.wh = (const void *)f->frame, .len = f->len - sizeof(*r.wh),
+                                    .idx = idx, .p = p, .dev = rl->dev, .k = (uint8_t)k,
+                                    .known = true, .r = rl};
             r.flags = ntohs(r.wh->flags);
             bool moved = take_due(ep, &r);
             pme_held_release(f, &ep->held_room);
@@ -482,9 +294,10 @@ static void drain_held(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
 
 /* ---- control frames ---- */
 
-/* The reverse direction's state rides on every frame (but a HELLO_ACK's credit field is
- * the initial grant, read by on_hello): the credit is the peer's, the ACK the rail's. */
-static void take_rx_state(struct pme_ep *ep, struct rx *r)
+/* The reverse direction's state rides on every frame of the incarnation we believe in
+ * (but a HELLO_ACK's credit field is the initial grant, read by link_hello.c): the
+ * credit is the peer's, the ACK the rail's. */
+static void take_rx_state(struct pme_ep *ep, struct pme_link_in *r)
 {
     struct pme_peer *p = r->p;
     if (!(r->flags & PME_F_ACK_VALID) || p->tx_state != TX_OPEN ||
@@ -506,14 +319,14 @@ static void take_rx_state(struct pme_ep *ep, struct rx *r)
 /* LOSE, STOP and GO name the first frame the peer lacks on their rail; one naming a
  * frame it has already acknowledged is stale (a later ACK overtook it) and is ignored:
  * acting on it would rewind below the first unacknowledged frame. */
-static bool rewind_point(struct rx *r, uint32_t *next)
+static bool rewind_point(struct pme_link_in *r, uint32_t *next)
 {
     *next = ntohl(r->wh->ack) + 1;
     return (r->flags & PME_F_ACK_VALID) && r->p->tx_state == TX_OPEN &&
            r->r->state == RAIL_OPEN && !pme_seq_before(*next, r->r->snd_una);
 }
 
-static void on_ping(struct pme_ep *ep, struct rx *r)
+static void on_ping(struct pme_ep *ep, struct pme_link_in *r)
 {
     if (r->len < sizeof(struct pme_wire_ping)) {
         ep->ctr->drop_bad_header++;
@@ -534,7 +347,7 @@ static void on_ping(struct pme_ep *ep, struct rx *r)
 
 /* The peer's endpoint is gone (it closed, or its kernel saw it die). If we were waiting
  * for it, that fails now; otherwise it is simply closed, quietly. */
-static void on_bye(struct pme_ep *ep, struct rx *r)
+static void on_bye(struct pme_ep *ep, struct pme_link_in *r)
 {
     struct pme_peer *p = r->p;
     bool pending = pme_peer_has_queued(p) || p->rndv_in || p->rndv_out ||
@@ -545,7 +358,7 @@ static void on_bye(struct pme_ep *ep, struct rx *r)
     pme_peer_close(ep, r->idx, PME_ERR_PEER_DEAD, pending);
 }
 
-static void on_control(struct pme_ep *ep, struct rx *r)
+static void on_control(struct pme_ep *ep, struct pme_link_in *r)
 {
     struct pme_peer *p = r->p;
     uint32_t next;
@@ -596,7 +409,7 @@ static void on_control(struct pme_ep *ep, struct rx *r)
         break;
     case PME_T_HELLO:
     case PME_T_HELLO_ACK:
-        on_hello(ep, r);
+        pme_link_on_hello(ep, r);
         break;
     case PME_T_PING:
     case PME_T_PONG:
@@ -613,9 +426,13 @@ static void on_control(struct pme_ep *ep, struct rx *r)
 
 /* ---- every frame ---- */
 
-/* Who sent it, and may it be heard: known incarnation, a rail of ours it may use,
- * fresh nonce, not failed. */
-static bool admit(struct pme_ep *ep, struct rx *r)
+/* Who sent it, and may it be heard: the incarnation we believe in, a rail of ours it may
+ * use, a fresh nonce, not failed. Of any other incarnation only a HELLO or HELLO_ACK on
+ * rail 0 is heard, by the handshake, which believes it only once it has answered our
+ * challenge (link_hello.c): until then nothing else of it is taken, nor anything it
+ * says of our connection (ACKs, credit) or of itself (its NICs), nor its frames as a
+ * sign of life of the incarnation it would replace. */
+static bool admit(struct pme_ep *ep, struct pme_link_in *r)
 {
     const struct pme_wire_hdr *wh = r->wh;
     bool hello = wh->type == PME_T_HELLO || wh->type == PME_T_HELLO_ACK;
@@ -633,19 +450,12 @@ static bool admit(struct pme_ep *ep, struct rx *r)
         return false;
     }
     r->r = &r->p->rail[r->k];
-    static const uint8_t no_mac[6];
-    if (!r->p->routed && !memcmp(r->r->mac, no_mac, 6)) {
-        /* A peer that found us, with no route to it: answer where it spoke. */
-        memcpy(r->r->mac, r->frame + 6, 6);
-        r->r->dev = r->dev;
-    }
-    uint32_t inc = ntohl(wh->incarnation);
-    bool same = r->p->known && r->p->peer_incarnation == inc;
-    if (!same && !hello) {
+    r->known = r->p->known && r->p->peer_incarnation == ntohl(wh->incarnation);
+    if (!r->known && !hello) {
         ep->ctr->drop_stale++; /* an old incarnation's, or ahead of its HELLO */
         return false;
     }
-    if (r->p->tx_state == TX_FAILED && wh->type != PME_T_HELLO) {
+    if (r->p->tx_state == TX_FAILED && r->known && wh->type != PME_T_HELLO) {
         /* A failed peer stays failed unless it comes back as a new incarnation. */
         ep->ctr->drop_unknown_peer++;
         return false;
@@ -656,18 +466,17 @@ static bool admit(struct pme_ep *ep, struct rx *r)
         ep->ctr->drop_bad_header++;
         return false;
     }
-    if (ep->keys.auth == PME_AUTH_MAC) {
+    if (ep->keys.auth == PME_AUTH_MAC && r->known) {
         /* The kernel counts its frames apart from the process, and each rail's frames
          * come in the order of their own device: each has its own window, so that no
          * rail's nonces push another's out of it. */
         struct pme_replay *w = kernel ? &r->p->kreplay : &r->r->replay;
         uint64_t nonce = be64toh(wh->nonce);
-        if (same && !pme_replay_fresh(w, nonce)) {
+        if (!pme_replay_fresh(w, nonce)) {
             ep->ctr->drop_replay++;
             return false;
         }
-        if (same)
-            pme_replay_mark(w, nonce);
+        pme_replay_mark(w, nonce);
     }
     return true;
 }
@@ -691,15 +500,17 @@ void pme_link_rx(void *arg, const uint8_t *f, size_t n)
         count_verdict(ep, v);
         return;
     }
-    struct rx r = {.frame = f, .wh = (const void *)(f + PME_ETH_HLEN), .dev = in->dev};
+    struct pme_link_in r = {.frame = f, .wh = (const void *)(f + PME_ETH_HLEN), .dev = in->dev};
     r.len = ntohs(r.wh->len);
     r.flags = ntohs(r.wh->flags);
     if (!admit(ep, &r))
         return;
-    r.p->last_rx_ns = r.r->last_rx_ns = ep->now;
     r.p->ctr->rx_frames++;
     r.p->ctr->rx_bytes += n;
-    take_rx_state(ep, &r);
+    if (r.known) {
+        r.p->last_rx_ns = r.r->last_rx_ns = ep->now;
+        take_rx_state(ep, &r);
+    }
     if (pme_wire_type_is_sequenced(r.wh->type))
         rx_in_sequence(ep, &r);
     else

@@ -441,6 +441,9 @@ struct pme_counters {
     uint64_t rma_in;        /* one-sided requests this endpoint acted on as target */
     uint64_t rma_refused;   /* ... and refused (no such window, out of its bounds, bad op) */
     uint64_t rx_held;       /* frames that came after a gap, held until it filled */
+    uint64_t hello_challenged; /* HELLOs of an incarnation of a peer we had not met,
+                             * answered with a challenge before anything else (a peer's
+                             * new process, or a HELLO replayed from another run) */
 };
 #define PME_COUNTER_NAMES(X) \
     X(tx_frames) X(tx_bytes) X(rx_frames) X(rx_bytes) X(tx_errors) \
@@ -453,7 +456,8 @@ struct pme_counters {
     X(drop_out_of_order) X(drop_duplicate) X(drop_no_buffer) X(drop_unknown_peer) \
     X(drop_bad_header) X(drop_auth) X(drop_replay) X(drop_stale) \
     X(peers_failed) X(peers_closed) X(wait_spins) X(wait_sleeps) X(helper_passes) \
-    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused) X(rx_held)
+    X(rx_overruns) X(rails_dropped) X(rma_in) X(rma_refused) X(rx_held) \
+    X(hello_challenged)
 
 void pme_ep_counters(pme_ep_t *ep, struct pme_counters *c);
 /* Frames through each interface the endpoint spans (rail k is interface k on a switched

@@ -261,14 +261,19 @@ struct pme_peer {
     /* link state */
     uint8_t tx_state;       /* TX_*: the peer's handshake (rail 0) and its failure */
     bool rx_open;           /* the peer's HELLO arrived: its direction is open */
-    bool active;            /* on the endpoint's timer list */
-    bool dirty;             /* on the endpoint's list to pump after a receive batch */
-    bool credit_stalled;
-    bool keepalive_armed;   /* peer_deadline is a keepalive, not a credit request */
-    bool suspect;           /* on the endpoint's suspect list: verdict after a drain */
-    bool ping_out;          /* a PING to it awaits its PONG */
+    /* one byte of flags: the state of a peer must stay small (t_scale) */
+    bool active : 1;        /* on the endpoint's timer list */
+    bool dirty : 1;         /* on the endpoint's list to pump after a receive batch */
+    bool credit_stalled : 1;
+    bool keepalive_armed : 1; /* peer_deadline is a keepalive, not a credit request */
+    bool suspect : 1;       /* on the endpoint's suspect list: verdict after a drain */
+    bool ping_out : 1;      /* a PING to it awaits its PONG */
+    uint8_t chal_gen;       /* moves on with each incarnation of it we adopt: our
+                             * challenge to it (hello_wait.c) is then a new one */
     int16_t rma_status;     /* the first of our one-sided operations to it that failed
                              * since the caller asked (a PME_ERR_*) */
+    uint32_t retired_incarnation; /* the incarnation of it a newer one replaced: never
+                             * taken back (0: none) */
     uint64_t ping_token;
     int fail_status;
     uint32_t peer_rto_us;   /* the peer timer's interval, doubled while unanswered */
@@ -280,8 +285,8 @@ struct pme_peer {
     uint64_t last_rx_ns;    /* when the last valid frame from it arrived */
     uint64_t owed_since_ns; /* when it began to owe us an answer (0: owes nothing) */
     /* receive direction */
-    uint32_t peer_incarnation; /* its incarnation, once its HELLO or HELLO_ACK came */
-    bool known;             /* peer_incarnation is valid */
+    uint32_t peer_incarnation; /* its incarnation, once it answered our challenge */
+    bool known;             /* peer_incarnation is valid (link_hello.c: believed) */
     bool rma_skip;          /* the first frame of its current one-sided request was
                              * refused: so are the others */
     uint16_t rma_asking;    /* our one-sided requests it has yet to answer, sent */
@@ -313,6 +318,7 @@ struct pme_evq {
 };
 
 struct pme_upcalls;
+struct pme_hello_wait;
 struct pme_counters_shm;
 struct pme_shm_state;
 struct pme_helper;
@@ -370,6 +376,11 @@ struct pme_ep {
     uint32_t stopped_peers; /* peers we sent STOP and owe a GO */
     size_t held_room;       /* bytes still free for frames held after gaps (PME_HOLD) */
     uint64_t version_nak_ns;
+    /* layer 3: the handshake (hello_wait.c): our challenges derive from chal_base; the
+     * HELLOs of incarnations that have not answered one yet wait in hello_wait */
+    uint64_t chal_base;
+    struct pme_hello_wait *hello_wait;
+    uint32_t nhello_wait, hello_wait_cap;
 
     /* layer 4 */
     struct pme_evq evq;

@@ -83,12 +83,20 @@
  * The wire versions the driver carries, and the size of the PME header of each (a
  * shorter frame is refused). Version 1 has src_ep where version 2 has it, and nothing
  * else the driver matches or stamps; version 2 adds dst_node and job_id (matched on
- * receive) and src_node and incarnation (stamped on send).
+ * receive) and src_node and incarnation (stamped on send). Version 3 has version 2's
+ * header (only its handshake changed, which the driver does not read).
  */
 #define PME_KWIRE_V1            1
 #define PME_KWIRE_V1_HDR_LEN    32
 #define PME_KWIRE_V2            2
 #define PME_KWIRE_V2_HDR_LEN    72
+#define PME_KWIRE_V3            3
+
+/* Whether frames of this version have version 2's header. */
+static inline int pme_kwire_v2_header(__u8 version)
+{
+	return version == PME_KWIRE_V2 || version == PME_KWIRE_V3;
+}
 
 #ifndef PME_NODE_ANY
 #define PME_NODE_ANY 0xFFFFFFFFu /* never a real node */

@@ -22,6 +22,11 @@
  *     order number, so that a receiver takes each once when a dead rail's items are
  *     sent again over another; rendezvous data lands at its offset from any rail.
  *
+ * Version 3 changed the handshake only (the header is version 2's): a HELLO carries a
+ * challenge its receiver must echo before it believes in the sender's incarnation, so
+ * that a HELLO recorded in another run under the same secret, or of an incarnation
+ * that was replaced, changes nothing (see struct pme_wire_hello).
+ *
  * A PME frame is an Ethernet II frame of PME's EtherType (0x88B5 unless configured):
  *
  *   | dst MAC | src MAC | EtherType | pme_wire_hdr (72 B) | sub-header | payload |
@@ -34,7 +39,7 @@
 
 #include <linux/types.h>
 
-#define PME_WIRE_VERSION 2
+#define PME_WIRE_VERSION 3
 #define PME_ETHERTYPE_DEFAULT 0x88B5
 #define PME_ETH_HLEN 14
 #define PME_EP_ID_MAX 0xFFFE            /* 0xFFFF is reserved */
@@ -177,18 +182,34 @@ struct pme_wire_rdata {
 	__be64 offset;
 } __attribute__((packed));
 
-/* PME_T_HELLO and PME_T_HELLO_ACK, followed by nrails MACs (6 bytes each): the
- * sender's NIC of each rail, rail 0 first. A receiver reads what hdr.len covers (a
- * sender of one rail may send none).
+/*
+ * PME_T_HELLO and PME_T_HELLO_ACK, followed by the sender's NIC of each rail (6 bytes
+ * each, rail 0 first, at least rail 0's): a receiver reads what hdr.len covers and
+ * learns a peer's NICs only from these lists, which the MAC covers, never from the
+ * Ethernet source.
+ *
+ * The challenge: a receiver does not believe a HELLO of an incarnation it has not met
+ * (a new peer, or a peer's new process) until that incarnation has echoed a challenge
+ * of the receiver's own in an authenticated HELLO or HELLO_ACK. Until then the HELLO
+ * changes nothing: the receiver answers with a HELLO of its own carrying its challenge
+ * (and the echo of the HELLO's, which lets the sender believe in it too). A HELLO
+ * recorded in another run under the same secret, or one of an incarnation that was
+ * replaced since, cannot echo a challenge made after it, so replaying it opens,
+ * resets and delivers nothing. A challenge is never 0; echo 0 answers none.
  */
 struct pme_wire_hello {
-	__be32 echo;            /* HELLO_ACK: the incarnation of the HELLO answered */
+	__be64 chal;            /* HELLO: the sender's challenge to the receiver; HELLO_ACK: 0 */
+	/* HELLO_ACK: the chal of the HELLO answered; HELLO: the chal of the receiver's last
+	 * HELLO that the sender has not answered yet, or 0
+	 */
+	__be64 echo;
 	__be32 first_seq;       /* the first sequence number it will send on this rail */
 	__be16 max_frame;       /* largest frame (from EtherType on) it takes, >= 256 */
 	__u8 nrails;            /* rails the sender has (0 counts as 1) */
 	__u8 pad;
 	__be32 features;        /* PME_FEAT_*: optional frame types the sender understands */
-} __attribute__((packed));
+	__be32 pad2;
+} __attribute__((packed));  /* 32 bytes */
 #define PME_WIRE_MAX_RAILS 8
 
 /* pme_wire_hello.features */

@@ -59,20 +59,22 @@ static void answer_hello(void)
     CHECK(fp_expect(&fp, z.ep, PME_T_HELLO, &fr, 1000), "no HELLO");
     const struct pme_wire_hello *in = (const void *)fr.sub;
     fp.rcv_nxt = ntohl(in->first_seq);
-    struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(1500),
-                               .features = htonl(PME_FEAT_RMA)};
-    emit(PME_T_HELLO_ACK, 0, 1, 0, 0, &a, sizeof(a));
+    uint8_t a[FP_HELLO_BYTES];
+    size_t n = fp_hello(&fp, a, 0, be64toh(in->chal), 0, 1500);
+    ((struct pme_wire_hello *)(void *)a)->features = htonl(PME_FEAT_RMA);
+    emit(PME_T_HELLO_ACK, 0, 1, 0, 0, a, n);
 }
 
 /* The handshake as the fake peer plays it: the endpoint says HELLO first when it has
  * something to send; otherwise it answers ours with its own. */
 static void handshake(uint8_t mode)
 {
-    struct pme_wire_hello h = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(1500),
-                               .features = htonl(PME_FEAT_RMA)};
+    uint8_t h[FP_HELLO_BYTES];
+    size_t n = fp_hello(&fp, h, FP_CHAL, 0, fp.snd_nxt, 1500);
+    ((struct pme_wire_hello *)(void *)h)->features = htonl(PME_FEAT_RMA);
     if (mode & FZ_SENDS)
         answer_hello();
-    emit(PME_T_HELLO, 0, 0, 0, 0, &h, sizeof(h));
+    emit(PME_T_HELLO, 0, 0, 0, 0, h, n);
     if (!(mode & FZ_SENDS))
         answer_hello();
 }

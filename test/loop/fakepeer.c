@@ -137,16 +137,29 @@ int fp_expect(struct fakepeer *fp, pme_ep_t *ep, int type, struct fp_frame *f, i
     return 0;
 }
 
+size_t fp_hello(const struct fakepeer *fp, void *buf, uint64_t chal, uint64_t echo,
+                uint32_t first_seq, uint16_t max_frame)
+{
+    struct pme_wire_hello h = {.chal = htobe64(chal), .echo = htobe64(echo),
+                               .first_seq = htonl(first_seq), .max_frame = htons(max_frame),
+                               .nrails = 1};
+    memcpy(buf, &h, sizeof(h));
+    memcpy((uint8_t *)buf + sizeof(h), fp->self.mac, 6);
+    return FP_HELLO_BYTES;
+}
+
 void fp_handshake(struct fakepeer *fp, pme_ep_t *ep, uint16_t max_frame, uint32_t grant)
 {
     static struct fp_frame f;
+    uint8_t body[FP_HELLO_BYTES];
     CHECK(fp_expect(fp, ep, PME_T_HELLO, &f, 1000), "the endpoint sent no HELLO");
     const struct pme_wire_hello *h = (const void *)f.sub;
     fp->rcv_nxt = ntohl(h->first_seq);
     fp->ep_incarnation = f.incarnation;
-    struct pme_wire_hello a = {.echo = htonl(f.incarnation), .max_frame = htons(max_frame)};
-    fp_send(fp, PME_T_HELLO_ACK, 0, 1, fp->rcv_nxt - 1, grant, 0, 0, &a, sizeof(a));
-    struct pme_wire_hello mine = {.first_seq = htonl(fp->snd_nxt), .max_frame = htons(max_frame)};
-    fp_send(fp, PME_T_HELLO, 0, 0, 0, 0, 0, 0, &mine, sizeof(mine));
+    fp->ep_chal = be64toh(h->chal);
+    size_t n = fp_hello(fp, body, 0, fp->ep_chal, 0, max_frame);
+    fp_send(fp, PME_T_HELLO_ACK, 0, 1, fp->rcv_nxt - 1, grant, 0, 0, body, n);
+    n = fp_hello(fp, body, FP_CHAL, 0, fp->snd_nxt, max_frame);
+    fp_send(fp, PME_T_HELLO, 0, 0, 0, 0, 0, 0, body, n);
     CHECK(fp_expect(fp, ep, PME_T_HELLO_ACK, &f, 1000), "the endpoint did not answer HELLO");
 }

@@ -23,6 +23,7 @@ struct fakepeer {
     uint16_t ep_ep_id;
     uint32_t ep_node;
     uint32_t ep_incarnation;        /* learnt from its HELLO */
+    uint64_t ep_chal;               /* the challenge of its last HELLO (fp_handshake) */
     /* sequence state of the fake peer's own sending direction */
     uint32_t snd_nxt;
     /* what it last saw of the endpoint's direction */
@@ -68,9 +69,19 @@ int fp_take(struct fakepeer *fp, struct fp_frame *f);
  * `ms` milliseconds; 0 if none came. Frames of other types are dropped. */
 int fp_expect(struct fakepeer *fp, pme_ep_t *ep, int type, struct fp_frame *f, int ms);
 
+/* The HELLO or HELLO_ACK sub-header of the fake peer, its MAC listed as rail 0's (a
+ * receiver learns NICs only from these lists): chal, echo, first_seq and max_frame as
+ * given; returns its length (at most FP_HELLO_BYTES). */
+#define FP_HELLO_BYTES (sizeof(struct pme_wire_hello) + 6)
+size_t fp_hello(const struct fakepeer *fp, void *buf, uint64_t chal, uint64_t echo,
+                uint32_t first_seq, uint16_t max_frame);
+/* The fake peer's challenge in its HELLOs (any number but 0 will do). */
+#define FP_CHAL 0xc0ffee5eed000001ull
+
 /* Open both directions with the endpoint, which must have the fake peer as a peer and
- * be sending it something (its HELLO comes first): answers its HELLO, sends the fake
- * peer's own HELLO and consumes the endpoint's HELLO_ACK. `max_frame` is what the fake
+ * be sending it something (its HELLO comes first): answers its HELLO, echoing its
+ * challenge (which makes the endpoint believe in the fake peer), sends the fake peer's
+ * own HELLO and consumes the endpoint's HELLO_ACK. `max_frame` is what the fake
  * peer announces; `grant` the credit it grants. */
 void fp_handshake(struct fakepeer *fp, pme_ep_t *ep, uint16_t max_frame, uint32_t grant);
 

@@ -59,8 +59,20 @@ static int answered(struct fakepeer *fp, pme_ep_t *ep, int type)
 
 static size_t hello_frame(struct fakepeer *fp, uint8_t *buf)
 {
-    struct pme_wire_hello h = {.first_seq = htonl(fp->snd_nxt), .max_frame = htons(1500)};
-    return fp_build(fp, buf, PME_T_HELLO, 0, 0, 0, 0, 0, 0, &h, sizeof(h));
+    uint8_t h[FP_HELLO_BYTES];
+    size_t n = fp_hello(fp, h, FP_CHAL, 0, fp->snd_nxt, 1500);
+    return fp_build(fp, buf, PME_T_HELLO, 0, 0, 0, 0, 0, 0, h, n);
+}
+
+/* Did ep answer fp's HELLO as it answers an incarnation it has not met: with a
+ * challenge, a HELLO of its own that echoes the fake peer's? */
+static int challenged(struct fakepeer *fp, pme_ep_t *ep)
+{
+    static struct fp_frame fr;
+    if (!fp_expect(fp, ep, PME_T_HELLO, &fr, 20))
+        return 0;
+    const struct pme_wire_hello *h = (const void *)fr.sub;
+    return fr.sublen >= sizeof(*h) && be64toh(h->echo) == FP_CHAL && h->chal;
 }
 
 static void test_malformed(pme_ep_t *ep, struct fakepeer *m)
@@ -101,7 +113,8 @@ static void test_strangers(struct lp_pair *lp, pme_ep_t *ep)
     c0 = counters(ep);
     c = inject(&other_job, ep, f, n);
     CHECK(c.drop_foreign_key == c0.drop_foreign_key + 1, "another job's frame not dropped");
-    CHECK(!answered(&other_job, ep, PME_T_HELLO_ACK), "another job's HELLO was answered");
+    CHECK(!answered(&other_job, ep, PME_T_HELLO_ACK) && !challenged(&other_job, ep),
+          "another job's HELLO was answered");
 
     /* a forger who knows the job id (it is on the wire) but not the secret */
     fp_init(&forger, lp->wire, ep, stranger_mac, 99, 0x0b000002, wrong_secret, KEY);
@@ -116,7 +129,8 @@ static void test_strangers(struct lp_pair *lp, pme_ep_t *ep)
     c = counters(ep);
     CHECK(c.drop_auth == c0.drop_auth + 300, "forged HELLOs not dropped (%llu)",
           (unsigned long long)(c.drop_auth - c0.drop_auth));
-    CHECK(!answered(&forger, ep, PME_T_HELLO_ACK), "a forged HELLO was answered");
+    CHECK(!answered(&forger, ep, PME_T_HELLO_ACK) && !challenged(&forger, ep),
+          "a forged HELLO was answered");
     size_t used, reserved, size;
     pme_ep_pool(ep, &used, &reserved, &size);
     CHECK(reserved == 0, "forged HELLOs reserved %zu bytes of credit", reserved);
@@ -142,11 +156,12 @@ static void test_strangers(struct lp_pair *lp, pme_ep_t *ep)
     c = inject(&member, ep, f, n);
     CHECK(c.drop_unknown_peer == c0.drop_unknown_peer + 1, "data from a stranger not dropped");
     expect_no_event(ep, "strangers' frames");
-    /* the control: the member's proper HELLO is answered */
+    /* the control: the member's proper HELLO is answered (with a challenge: it is an
+     * incarnation the endpoint has not met) */
     n = hello_frame(&member, f);
     fp_seal(&member, f, n);
     inject(&member, ep, f, n);
-    CHECK(answered(&member, ep, PME_T_HELLO_ACK), "a member's HELLO went unanswered");
+    CHECK(challenged(&member, ep), "a member's HELLO went unanswered");
     printf("strangers create no state: other jobs, forgers, corrupted and MAC-less frames\n");
 }
 
@@ -221,7 +236,8 @@ static void test_versions(struct lp_pair *lp)
               parsed.authenticated,
           "our VERSION_NAK is not authenticated under the job's key");
 
-    /* A NAK answers a frame of ep's: this one, as a version-3 peer would see it. */
+    /* A NAK answers a frame of ep's: this one, as a peer of the next version would see
+     * it. */
     uint8_t req[64] = {0};
     memcpy(req + 6, fp.ep_mac, 6);
     ((struct pme_wire_version_nak *)(req + PME_ETH_HLEN))->src_ep = htons(fp.ep_ep_id);
@@ -230,13 +246,13 @@ static void test_versions(struct lp_pair *lp)
     fp_init(&forger, lp->wire, ep, member_mac, 66, 0x0d000001, wrong_secret, KEY);
     forger.keys.job_id = fp.keys.job_id;
     uint8_t nakf[PME_WIRE_NAK_BYTES];
-    pme_wire_nak_build(&forger.keys, &forger.self, 1, req, 3, nakf);
+    pme_wire_nak_build(&forger.keys, &forger.self, 1, req, PME_WIRE_VERSION + 1, nakf);
     c0 = counters(ep);
     c = inject(&forger, ep, nakf, sizeof(nakf));
     CHECK(c.drop_auth == c0.drop_auth + 1, "a forged NAK was not refused");
     expect_no_event(ep, "a forged NAK");
-    /* the member's own NAK (it speaks version 3) fails it, clearly */
-    pme_wire_nak_build(&fp.keys, &fp.self, 2, req, 3, nakf);
+    /* the member's own NAK (it speaks the next version) fails it, clearly */
+    pme_wire_nak_build(&fp.keys, &fp.self, 2, req, PME_WIRE_VERSION + 1, nakf);
     c = inject(&fp, ep, nakf, sizeof(nakf));
     struct pme_event ev;
     CHECK(pme_next_event(ep, &ev) && ev.type == PME_EV_PEER_FAILED &&
@@ -270,7 +286,7 @@ static void test_crc_mode(void)
     CHECK(c.drop_crc == c0.drop_crc + 1, "a corrupt frame passed the CRC");
     f[n - 3] ^= 0x01;
     inject(&fp, lp.a, f, n);
-    CHECK(answered(&fp, lp.a, PME_T_HELLO_ACK), "the intact HELLO went unanswered");
+    CHECK(challenged(&fp, lp.a), "the intact HELLO went unanswered");
     lp_close(&lp);
     printf("CRC mode: corruption caught\n");
 }

@@ -104,10 +104,11 @@ static void test_tiny_max_frame(void)
     static const uint16_t tiny[] = {44, 0, 1, 43, 45, 100, 200, 255};
     for (size_t k = 0; k < sizeof(tiny) / sizeof(tiny[0]); k++) {
         uint16_t mf = tiny[k];
-        struct pme_wire_hello a = {.echo = htonl(fr.incarnation), .max_frame = htons(mf)};
-        fp_send(&fp, PME_T_HELLO_ACK, 0, 1, first - 1, 1 << 20, 0, 0, &a, sizeof(a));
-        struct pme_wire_hello mine = {.first_seq = htonl(fp.snd_nxt), .max_frame = htons(mf)};
-        fp_send(&fp, PME_T_HELLO, 0, 0, 0, 0, 0, 0, &mine, sizeof(mine));
+        uint8_t a[FP_HELLO_BYTES];
+        size_t n = fp_hello(&fp, a, 0, be64toh(h->chal), 0, mf);
+        fp_send(&fp, PME_T_HELLO_ACK, 0, 1, first - 1, 1 << 20, 0, 0, a, n);
+        n = fp_hello(&fp, a, FP_CHAL, 0, fp.snd_nxt, mf);
+        fp_send(&fp, PME_T_HELLO, 0, 0, 0, 0, 0, 0, a, n);
         for (int i = 0; i < 10; i++)
             pme_progress(lp.a); /* crashed here with SIGFPE */
     }

@@ -39,7 +39,7 @@ int main(void)
     size_t before = heap_in_use();
     static pme_peer_t ids[NPEERS];
     for (int i = 0; i < NPEERS; i++) {
-        snprintf(addr, sizeof(addr), "pme2:0600%02x%02x/%d@06:00:%02x:%02x:00:01", i >> 8, i & 255, i,
+        snprintf(addr, sizeof(addr), "pme3:0600%02x%02x/%d@06:00:%02x:%02x:00:01", i >> 8, i & 255, i,
                  i >> 8, i & 255);
         CHECK_OK(pme_ep_add_peer(hub, addr, &ids[i]));
     }

@@ -210,16 +210,16 @@ static void endpoint(void)
     lp_config(&cfg, wire);
     CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
     CHECK_OK(pme_ep_addr(ep, addr, sizeof(addr)));
-    CHECK(!strncmp(addr, "pme2:00000005/", 14), "the endpoint is not node 5: %s", addr);
-    int rc = pme_ep_add_peer(ep, "pme2:00000007/1@02:00:00:00:07:00", &peer);
+    CHECK(!strncmp(addr, "pme3:00000005/", 14), "the endpoint is not node 5: %s", addr);
+    int rc = pme_ep_add_peer(ep, "pme3:00000007/1@02:00:00:00:07:00", &peer);
     CHECK(rc == PME_ERR_UNREACHABLE && strstr(pme_ep_last_error(ep), "no route to node 7") &&
               strstr(pme_ep_last_error(ep), "pme_route install"),
           "a node without a route: %d, %s", rc, pme_ep_last_error(ep));
     /* The loop endpoint spans no interface: the route to 1 leaves by one it lacks. */
-    rc = pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &peer);
+    rc = pme_ep_add_peer(ep, "pme3:00000001/1@02:00:00:00:01:00", &peer);
     CHECK(rc == PME_ERR_UNREACHABLE && strstr(pme_ep_last_error(ep), "interface a"),
           "a route over an interface not spanned: %d, %s", rc, pme_ep_last_error(ep));
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000005/9@02:00:00:00:05:00", &peer));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:00000005/9@02:00:00:00:05:00", &peer));
     pme_ep_close(ep);
     route_file("pme-routes 1\nnode 5\nroute\n");
     CHECK(pme_ep_open(&cfg, &ep, err, sizeof(err)) == PME_ERR_INVAL && strstr(err, path),
@@ -260,8 +260,8 @@ static void places(void)
               t.coords[0] == 1 && t.coords[1] == 2 && t.node == 5,
           "topology kind %d, %d dims %dx%d, at %d,%d", t.kind, t.ndims, t.dims[0], t.dims[1],
           t.coords[0], t.coords[1]);
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000005/9@02:00:00:00:05:00", &self_peer));
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &peer1));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:00000005/9@02:00:00:00:05:00", &self_peer));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:00000001/1@02:00:00:00:01:00", &peer1));
     CHECK(pme_peer_place(ep, self_peer, at, &hops) == PME_OK && hops == 0 && at[0] == 1 &&
               at[1] == 2 && at[2] == 0,
           "this node's peer: hops %d at %d,%d,%d", hops, at[0], at[1], at[2]);
@@ -276,13 +276,13 @@ static void places(void)
     CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
     pme_ep_topology(ep, &t);
     CHECK(t.kind == PME_TOPO_UNKNOWN, "a torus without this node's coordinates: kind %d", t.kind);
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &stranger));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:00000001/1@02:00:00:00:01:00", &stranger));
     CHECK(pme_peer_place(ep, stranger, at, &hops) == PME_ERR_UNREACHABLE, "placed on no torus");
     pme_ep_close(ep);
     route_file(HEAD IFACES "route 1 a 02:00:00:00:01:00 1\ntopology switch\n");
     CHECK_OK(pme_ep_open(&cfg, &ep, err, sizeof(err)));
     pme_ep_topology(ep, &t);
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:00000001/1@02:00:00:00:01:00", &stranger));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:00000001/1@02:00:00:00:01:00", &stranger));
     CHECK(t.kind == PME_TOPO_SWITCH && pme_peer_place(ep, stranger, at, &hops) == PME_OK &&
               hops == 1 && at[0] == -1,
           "a switch: kind %d, hops %d, at %d", t.kind, hops, at[0]);

@@ -175,13 +175,16 @@ static void good_frames(void)
 {
     uint8_t f[2048], m[256];
     size_t n;
-    struct pme_wire_hello h = {htonl(0), htonl(999), htons(9000), 1, 0, 0};
+    struct pme_wire_hello h = {.chal = htobe64(0x1111), .first_seq = htonl(999),
+                               .max_frame = htons(9000), .nrails = 1};
     emit(f, build(f, &k_crc, PME_T_HELLO, 0, &h, sizeof(h), NULL, 0), "hello", "Good", "-", "-");
-    h.echo = htonl(0x2222);
+    h.chal = 0;
+    h.echo = htobe64(0x2222);
     emit(f, build(f, &k_crc, PME_T_HELLO_ACK, 0, &h, sizeof(h), NULL, 0), "hello_ack", "Good",
          "-", "-");
     /* A sender of two rails lists its NICs after the sub-header. */
     uint8_t hr[sizeof(h) + 12] = {0};
+    h.chal = htobe64(0x3333);
     h.echo = 0;
     h.nrails = 2;
     memcpy(hr, &h, sizeof(h));
@@ -306,8 +309,8 @@ static void bad_frames(void)
     emit(f, n + 10, "trailing_bytes", "Good", "pme.expert.trailing", "-");
 
     n = build(f, &k_crc, PME_T_ACK, 0, NULL, 0, NULL, 0);
-    hdr_of(f)->version = 3;
-    emit(f, n, "version_3", "-", "pme.expert.version", "-");
+    hdr_of(f)->version = PME_WIRE_VERSION + 1;
+    emit(f, n, "version_next", "-", "pme.expert.version", "-");
 
     emit(f, build(f, &k_crc, 99, 0, NULL, 0, NULL, 0), "type_99", "Good", "pme.expert.type", "-");
 

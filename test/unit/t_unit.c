@@ -45,7 +45,7 @@ static void test_wire_layout(void)
     CHECK(sizeof(struct pme_wire_rts) == 16, "rts %zu", sizeof(struct pme_wire_rts));
     CHECK(sizeof(struct pme_wire_cts) == 16, "cts %zu", sizeof(struct pme_wire_cts));
     CHECK(sizeof(struct pme_wire_rdata) == 16, "rdata %zu", sizeof(struct pme_wire_rdata));
-    CHECK(sizeof(struct pme_wire_hello) == 16, "hello %zu", sizeof(struct pme_wire_hello));
+    CHECK(sizeof(struct pme_wire_hello) == 32, "hello %zu", sizeof(struct pme_wire_hello));
     CHECK(sizeof(struct pme_wire_ping) == 16, "ping %zu", sizeof(struct pme_wire_ping));
     CHECK(sizeof(struct pme_wire_rma) == 32, "rma %zu", sizeof(struct pme_wire_rma));
     CHECK(sizeof(struct pme_wire_bundle) == 8 && sizeof(struct pme_wire_rec) == 8,
@@ -426,27 +426,31 @@ static void test_addresses(void)
     cfg.counters_shm = 0;
     CHECK(pme_ep_open(&cfg, &ep, err, sizeof(err)) == 0, "open: %s", err);
     int n = pme_ep_addr(ep, addr, sizeof(addr));
-    CHECK(n > 0 && !strncmp(addr, "pme2:", 5) && strstr(addr, "@02:00:00:"), "address %s", addr);
+    CHECK(n > 0 && !strncmp(addr, "pme3:", 5) && strstr(addr, "@02:00:00:"), "address %s", addr);
     CHECK(pme_ep_addr(ep, addr, 5) == PME_ERR_INVAL, "short buffer");
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0f", &p1));
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/8@0a:0b:0c:0d:0e:0f", &p2));
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0f", &p3));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:0a000001/7@0a:0b:0c:0d:0e:0f", &p1));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:0a000001/8@0a:0b:0c:0d:0e:0f", &p2));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:0a000001/7@0a:0b:0c:0d:0e:0f", &p3));
     CHECK(p1 != p2 && p1 == p3, "same address, same peer");
-    CHECK_OK(pme_ep_add_peer(ep, "pme2:0a000002/7@0a:0b:0c:0d:0e:0f", &p3));
+    CHECK_OK(pme_ep_add_peer(ep, "pme3:0a000002/7@0a:0b:0c:0d:0e:0f", &p3));
     CHECK(p3 != p1, "the same endpoint id on another node is another peer");
-    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e", &p3) == PME_ERR_ADDR, "short mac");
-    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/70000@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+    CHECK(pme_ep_add_peer(ep, "pme3:0a000001/7@0a:0b:0c:0d:0e", &p3) == PME_ERR_ADDR, "short mac");
+    CHECK(pme_ep_add_peer(ep, "pme3:0a000001/70000@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
           "big id");
-    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0fx", &p3) == PME_ERR_ADDR,
+    CHECK(pme_ep_add_peer(ep, "pme3:0a000001/7@0a:0b:0c:0d:0e:0fx", &p3) == PME_ERR_ADDR,
           "trailing");
-    CHECK(pme_ep_add_peer(ep, "pme2:a000001/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+    CHECK(pme_ep_add_peer(ep, "pme3:a000001/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
           "short node");
-    CHECK(pme_ep_add_peer(ep, "pme2:ffffffff/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
+    CHECK(pme_ep_add_peer(ep, "pme3:ffffffff/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_ADDR,
           "the reserved node");
     CHECK(pme_ep_add_peer(ep, "tcp://1.2.3.4", &p3) == PME_ERR_ADDR, "foreign");
     CHECK(pme_ep_add_peer(ep, "pme1:0a:0b:0c:0d:0e:0f/7", &p3) == PME_ERR_VERSION, "version");
     CHECK(strstr(pme_ep_last_error(ep), "version 1") && strstr(pme_ep_last_error(ep), "same PME"),
           "version message: %s", pme_ep_last_error(ep));
+    /* Version 2 had the handshake without challenges (pme_wire.h): refused as clearly. */
+    CHECK(pme_ep_add_peer(ep, "pme2:0a000001/7@0a:0b:0c:0d:0e:0f", &p3) == PME_ERR_VERSION &&
+              strstr(pme_ep_last_error(ep), "version 2"),
+          "a version 2 address: %s", pme_ep_last_error(ep));
     pme_ep_close(ep);
     pme_loop_wire_destroy(w);
 }

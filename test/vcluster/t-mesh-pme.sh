@@ -34,7 +34,7 @@ before1=$(forwarded 1) before3=$(forwarded 3)
 [ -n "$before1" ] && [ -n "$before3" ] || fail "pme_route show --kv gives no forwarded count"
 
 vc_serve "$NAME" 2 "$PERF" server --verify
-[[ $ADDR == pme2:00000002/* ]] || fail "the server on node 2 is not node 2 (its route file's id): $ADDR"
+[[ $ADDR == pme3:00000002/* ]] || fail "the server on node 2 is not node 2 (its route file's id): $ADDR"
 ifaces=$(vc_in "$NAME" "$NAME-n2" "$INFO" -c | awk '/^  pid / { print; exit }')
 grep -q "xp,xm" <<<"$ifaces" || fail "pme_info does not list both interfaces of the endpoint: $ifaces"
 say "ok: the server on node 2 spans xp,xm from the route file ($ADDR)"

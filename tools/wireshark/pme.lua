@@ -1,5 +1,5 @@
 -- pme.lua - Wireshark dissector for PME, MPI over raw Ethernet frames of PME's own
--- EtherType (0x88B5 unless configured), wire version 2 (src/pme_core/pme_wire.h).
+-- EtherType (0x88B5 unless configured), wire version 3 (src/pme_core/pme_wire.h).
 --
 -- Decodes the 72-byte header field by field, every sub-header, the VERSION_NAK (its
 -- frozen part in any version, and its authentication part), and inside DATA and RTS
@@ -259,7 +259,7 @@ function pme.dissector(tvb, pinfo, tree)
         info = info .. " ack=" .. tvb(28, 4):uint()
     end
     if not sub.known(ftype) then
-        ti:add_proto_expert_info(E.type, "Frame type " .. ftype .. " is not one of wire version 2's")
+        ti:add_proto_expert_info(E.type, "Frame type " .. ftype .. " is not one of wire version 3's")
     else
         local ctx = { pinfo = pinfo, root = tree, discard = ftype == 3 and aux % 2 == 1,
                       bundle = ftype == 1 and aux == W.DATA_BUNDLE,

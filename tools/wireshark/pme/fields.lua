@@ -8,7 +8,7 @@ return function()
     local W = {}
 
     W.ETHERTYPE_DEFAULT = 0x88B5
-    W.VERSION = 2
+    W.VERSION = 3
     W.HDR_BYTES = 72
     W.NAK_FROZEN_BYTES = 16
     W.NAK_AUTH_BYTES = 40
@@ -121,11 +121,13 @@ return function()
     field("rdata_rndv_id", u32("pme.rdata.rndv_id", "Rendezvous id", HEX))
     field("rdata_pad", u32("pme.rdata.pad", "Padding", HEX))
     field("rdata_offset", u64("pme.rdata.offset", "Offset", DEC))
-    field("hello_echo", u32("pme.hello.echo", "Incarnation answered", HEX))
+    field("hello_chal", u64("pme.hello.chal", "Challenge", HEX))
+    field("hello_echo", u64("pme.hello.echo", "Challenge answered", HEX))
     field("hello_first_seq", u32("pme.hello.first_seq", "First sequence number", DEC))
     field("hello_max_frame", u16("pme.hello.max_frame", "Largest frame taken", DEC))
     field("hello_nrails", u8("pme.hello.nrails", "Rails", DEC))
     field("hello_pad", u8("pme.hello.pad", "Padding", HEX))
+    field("hello_pad2", u32("pme.hello.pad2", "Padding", HEX))
     field("hello_features", u32("pme.hello.features", "Features", HEX))
     field("hello_rail_mac", ProtoField.ether("pme.hello.rail_mac", "Rail NIC"))
     field("ping_token", u64("pme.ping.token", "Token", HEX))

@@ -208,23 +208,26 @@ return function(W)
         return rma_op(one, rt:add(one(0, 32), "One-sided"), sub)
     end
 
-    -- After the sub-header, one MAC per rail of the sender (rail 0 first), as many as
-    -- the frame holds of the nrails it announces.
-    local hello = { need = 16, name = "Handshake", fn = function(tvb, tree) -- HELLO, HELLO_ACK
-        tree:add(F.hello_echo, tvb(0, 4))
-        tree:add(F.hello_first_seq, tvb(4, 4))
-        tree:add(F.hello_max_frame, tvb(8, 2))
-        local nrails = tvb(10, 1):uint()
-        tree:add(F.hello_nrails, tvb(10, 1))
-        pad(tree, F.hello_pad, tvb(11, 1))
-        tree:add(F.hello_features, tvb(12, 4))
+    -- The challenge a HELLO carries and the one its sender answers (a HELLO_ACK answers
+    -- the HELLO's); after the sub-header, one MAC per rail of the sender (rail 0 first),
+    -- as many as the frame holds of the nrails it announces.
+    local hello = { need = 32, name = "Handshake", fn = function(tvb, tree) -- HELLO, HELLO_ACK
+        tree:add(F.hello_chal, tvb(0, 8))
+        tree:add(F.hello_echo, tvb(8, 8))
+        tree:add(F.hello_first_seq, tvb(16, 4))
+        tree:add(F.hello_max_frame, tvb(20, 2))
+        local nrails = tvb(22, 1):uint()
+        tree:add(F.hello_nrails, tvb(22, 1))
+        pad(tree, F.hello_pad, tvb(23, 1))
+        tree:add(F.hello_features, tvb(24, 4))
+        pad(tree, F.hello_pad2, tvb(28, 4))
         local k = 0
-        while k < nrails and 16 + 6 * (k + 1) <= tvb:len() do
-            tree:add(F.hello_rail_mac, tvb(16 + 6 * k, 6)):append_text(string.format(" (rail %d)", k))
+        while k < nrails and 32 + 6 * (k + 1) <= tvb:len() do
+            tree:add(F.hello_rail_mac, tvb(32 + 6 * k, 6)):append_text(string.format(" (rail %d)", k))
             k = k + 1
         end
-        return string.format(" first_seq=%d max_frame=%d rails=%d", tvb(4, 4):uint(),
-            tvb(8, 2):uint(), nrails == 0 and 1 or nrails)
+        return string.format(" first_seq=%d max_frame=%d rails=%d", tvb(16, 4):uint(),
+            tvb(20, 2):uint(), nrails == 0 and 1 or nrails)
     end }
     decoders[21], decoders[22] = hello, hello
 
