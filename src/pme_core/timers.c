@@ -302,6 +302,15 @@ void pme_timers_confirm_suspects(struct pme_ep *ep)
             pme_timer_rearm(ep, idx);
             continue;
         }
+        if (!p->known && !pme_peer_has_queued(p) && !p->rndv_in && !p->rndv_out &&
+            !p->rma_pending) {
+            /* It said HELLO and never answered our challenge, and the caller waits on
+             * nothing of it: a HELLO replayed from another run, or a process that died
+             * at once. Closed quietly: nothing was lost, and a replayer must not make
+             * the caller see a failure. */
+            pme_peer_close(ep, idx, PME_ERR_PEER_DEAD, false);
+            continue;
+        }
         char path[160];
         path_words(ep, p, path, sizeof(path));
         pme_ep_set_error(ep,

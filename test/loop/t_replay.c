@@ -14,7 +14,15 @@
  *   3. the old run's HELLO with its Ethernet source forged, to an endpoint that has
  *      not met the peer yet (it learns a peer's NIC from its first frames): nothing it
  *      sends goes to the forged address, the peer's real process then connects and its
- *      message is delivered, and the old run's message is not.
+ *      message is delivered, and the old run's message is not;
+ *   4. an old run's HELLO of a peer that is not in this run: no event at all, not even
+ *      after the peer timeout (the stranger it made is closed quietly), where it made
+ *      the caller see a PEER_FAILED.
+ * And what must still work: 5. a peer's process that really restarts (a new
+ * incarnation) answers the challenge and is adopted while the old connection is open:
+ * the caller learns the old one failed (PME_ERR_PEER_DEAD), and the new one carries
+ * messages both ways; 6. two endpoints that send to each other at once, their HELLOs
+ * crossing, on a wire that drops, duplicates and reorders frames, both connect.
  * The peer is a scripted one (fakepeer.h) whose frames the test keeps, as an
  * eavesdropper would; the victim is one loop endpoint of the same node, id and secret
  * in both runs, as a rank of the same job script would be.
@@ -44,6 +52,7 @@ struct rec {
 };
 
 /* The victim: one endpoint, the same node, id and secret in every run. */
+static unsigned peer_timeout_ms;
 static pme_ep_t *open_victim(struct pme_loop_wire *w)
 {
     struct pme_config cfg;
@@ -52,6 +61,8 @@ static pme_ep_t *open_victim(struct pme_loop_wire *w)
     lp_config(&cfg, w);
     cfg.node_id = VICTIM_NODE;
     cfg.ep_id = VICTIM_EP;
+    if (peer_timeout_ms)
+        cfg.peer_timeout_ms = peer_timeout_ms;
     CHECK(pme_ep_open(&cfg, &ep, err, sizeof(err)) == 0, "open: %s", err);
     return ep;
 }
@@ -289,6 +300,109 @@ static void test_forged_source(const struct rec *old_hello, const struct rec *ol
     printf("a forged source learns nothing: the peer's real process connects\n");
 }
 
+static void test_real_restart(void)
+{
+    static struct fp_frame f;
+    struct live l;
+    live_run(&l);
+    /* The peer's process restarts: a new incarnation says HELLO from the same place. */
+    struct fakepeer *fp = &l.fp;
+    fp->self.incarnation = 0x11e0004u;
+    fp->snd_nxt = 7000;
+    fp->nonce = 0;
+    uint8_t body[FP_HELLO_BYTES];
+    size_t n = fp_hello(fp, body, FP_CHAL, 0, fp->snd_nxt, 1500);
+    send_rec(fp, NULL, PME_T_HELLO, 0, 0, 0, body, n);
+    const struct pme_wire_hello *h = NULL;
+    double end = now_s() + 1;
+    while (!h && now_s() < end)
+        if (fp_expect(fp, l.ep, PME_T_HELLO, &f, 100) &&
+            be64toh(((const struct pme_wire_hello *)f.sub)->echo) == FP_CHAL)
+            h = (const void *)f.sub;
+    CHECK(h, "the new incarnation's HELLO was not challenged");
+    fp->rcv_nxt = ntohl(h->first_seq);
+    n = fp_hello(fp, body, 0, be64toh(h->chal), 0, 1500);
+    send_rec(fp, NULL, PME_T_HELLO_ACK, 0, 1, 0, body, n);
+    CHECK(fp_expect(fp, l.ep, PME_T_HELLO_ACK, &f, 1000), "the new incarnation's HELLO was "
+          "not answered once it proved itself");
+    struct pme_event ev;
+    CHECK(settle(l.ep, &ev) && ev.type == PME_EV_PEER_FAILED && ev.peer == l.peer &&
+              ev.status == PME_ERR_PEER_DEAD,
+          "the old incarnation's end was not reported (event %d, status %d)", ev.type,
+          ev.status);
+    still_works(fp, l.ep, l.peer, "from the new process");
+    live_end(&l);
+    printf("a peer's real restart is adopted: the old connection fails, the new one works\n");
+}
+
+/* An old run's HELLO of a peer that is not in this run: challenged, never answered,
+ * and forgotten quietly after the peer timeout: the caller sees no failure. */
+static void test_nobody_behind(const struct rec *old_hello)
+{
+    struct pme_loop_wire *w;
+    struct fakepeer fp;
+    CHECK_OK(pme_loop_wire_create(NULL, &w));
+    peer_timeout_ms = 300;
+    pme_ep_t *ep = open_victim(w);
+    peer_timeout_ms = 0;
+    fp_init(&fp, w, ep, peer_mac, PEER_EP, PEER_NODE, lp_secret, LP_JOB_KEY);
+    struct pme_counters c0 = counters(ep);
+    replay(&fp, old_hello, NULL);
+    double end = now_s() + 1.5;
+    struct pme_event ev;
+    while (now_s() < end) {
+        pme_progress(ep);
+        CHECK(!pme_next_event(ep, &ev), "a replayed HELLO nobody stands behind made event %d "
+              "(status %d)", ev.type, ev.status);
+    }
+    struct pme_counters c = counters(ep);
+    CHECK(c.peers_closed == c0.peers_closed + 1 && c.peers_failed == c0.peers_failed,
+          "the unanswered stranger was not closed quietly (closed %llu, failed %llu)",
+          (unsigned long long)(c.peers_closed - c0.peers_closed),
+          (unsigned long long)(c.peers_failed - c0.peers_failed));
+    pme_ep_close(ep);
+    pme_loop_wire_destroy(w);
+    printf("an old HELLO nobody stands behind is forgotten quietly after the peer timeout\n");
+}
+
+/* Two endpoints send to each other at once: their HELLOs cross, each challenged by the
+ * other's, on a wire that loses, duplicates and reorders; both messages arrive. */
+static void test_crossing_hellos(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        struct pme_loop_faults faults = {.seed = seed, .drop = 0.2, .dup = 0.1,
+                                         .reorder = 0.1};
+        struct lp_pair lp;
+        lp_open(&lp, &faults, NULL);
+        CHECK(pme_send(lp.a, lp.a_to_b, "ab", 2, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE,
+              "send a");
+        CHECK(pme_send(lp.b, lp.b_to_a, "ba", 2, NULL, 0, PME_SEND_NO_EVENT, NULL) == PME_DONE,
+              "send b");
+        int got_a = 0, got_b = 0;
+        struct pme_event ev;
+        double end = now_s() + 10;
+        while ((!got_a || !got_b) && now_s() < end) {
+            lp_progress(&lp);
+            while (pme_next_event(lp.a, &ev)) {
+                CHECK(ev.type == PME_EV_MSG && ev.hdr_len == 2 && !memcmp(ev.hdr, "ba", 2),
+                      "seed %llu: a got event %d", (unsigned long long)seed, ev.type);
+                got_a++;
+                pme_event_release(lp.a, &ev);
+            }
+            while (pme_next_event(lp.b, &ev)) {
+                CHECK(ev.type == PME_EV_MSG && ev.hdr_len == 2 && !memcmp(ev.hdr, "ab", 2),
+                      "seed %llu: b got event %d", (unsigned long long)seed, ev.type);
+                got_b++;
+                pme_event_release(lp.b, &ev);
+            }
+        }
+        CHECK(got_a == 1 && got_b == 1, "seed %llu: crossing HELLOs: a got %d, b got %d",
+              (unsigned long long)seed, got_a, got_b);
+        lp_close(&lp);
+    }
+    printf("crossing HELLOs on a lossy wire connect both ways (20 seeds)\n");
+}
+
 int main(void)
 {
     static struct rec old_hello, old_msg;
@@ -296,5 +410,8 @@ int main(void)
     test_old_hello(&old_hello, &old_msg);
     test_old_hello_and_live_frames(&old_hello);
     test_forged_source(&old_hello, &old_msg);
+    test_nobody_behind(&old_hello);
+    test_real_restart();
+    test_crossing_hellos();
     return 0;
 }
