@@ -3,14 +3,15 @@
  *
  * Each open endpoint owns <dir>/<netns>.<interface>.<endpoint id>, where <dir> is
  * pme-<uid> under $PME_RUNTIME_DIR (default /dev/shm): a directory of the user's own,
- * mode 0750, which PME refuses to use when it is a symbolic link, belongs to someone
- * else or is writable by others. Files are created afresh with O_EXCL|O_NOFOLLOW, mode
- * 0640 (the user, the user's group and root read them), so nobody can make a process
- * write through a planted link or keep it from starting by planting files. The file is
- * locked with flock() for as long as the process lives; a file whose lock nobody holds
- * is a leftover of a dead process. (Endpoint ids themselves are claimed elsewhere: see
- * claim.h.) The file holds the endpoint's counters and then one record per peer; pages
- * of peers that never existed are never touched, so the file stays small.
+ * mode 0750, which PME does not use when it is a symbolic link, belongs to someone else
+ * or is writable by others (the endpoint then runs without a counter file, and warns).
+ * Files are created afresh with O_EXCL|O_NOFOLLOW, mode 0640 (the user, the user's
+ * group and root read them), so nobody can make a process write through a planted link
+ * or keep it from starting by planting files. The file is locked with flock() for as
+ * long as the process lives; a file whose lock nobody holds is a leftover of a dead
+ * process. The same directory holds the endpoint id claims (claim.h), named with
+ * PME_CLAIM_FILE_PREFIX. The file holds the endpoint's counters and then one record per
+ * peer; pages of peers that never existed are never touched, so the file stays small.
  */
 #ifndef PME_COUNTERS_SHM_H
 #define PME_COUNTERS_SHM_H
