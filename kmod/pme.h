@@ -38,16 +38,33 @@ struct pme_zarm {
 	u16 src_ep;
 };
 
-/* Peers an endpoint remembers having sent to, for the BYEs when its file closes. */
-#define PME_KPEERS_MAX 64
+/*
+ * Peers an endpoint remembers having sent to: for the BYEs when its file closes, and
+ * the only sources whose PINGs the driver answers, at the address the endpoint itself
+ * sends them to (pme_peers.c, pme_live.c).
+ */
+#define PME_KPEERS_MAX 4096
+#define PME_KPEER_HASH_BITS 8
 
 struct pme_kpeer {
-	u8 mac[ETH_ALEN];
+	struct hlist_node hnode;        /* in ep->kpeer_hash */
+	struct list_head node;          /* in ep->kpeer_list, in the order met */
+	/* Set when added, then constant: what the table is searched by. */
 	__be16 dst_ep;
 	__be32 dst_node;
+	/* From the endpoint's latest frame to it; under live_lock. */
+	u8 mac[ETH_ALEN];
 	__be32 src_node;                /* the node it knows us by (as stamped) */
 	u8 rail;
 	u8 version;                     /* the wire version the endpoint speaks to it */
+	/* Its PINGs (pme_live.c); under live_lock. */
+	bool ping_known;                /* ping_inc is the incarnation whose PINGs we answer */
+	bool ping_relearn;              /* its next authentic PING may name another one */
+	__be32 ping_inc;
+	u64 ping_top;                   /* the highest nonce of ping_inc answered */
+	u64 ping_seen;                  /* bit i: nonce ping_top - i seen */
+	unsigned long pong_period;      /* start of its PONG rate period, jiffies */
+	u32 pong_count;                 /* PONGs sent to it in that period */
 };
 
 /*
@@ -68,8 +85,11 @@ struct pme_kpeer {
  *  - zc_mutex serialises the zero-copy ioctls, the cache of regions and its reaper;
  *    zc_lock (spinlock, taken in softirq and by the MMU notifier, which may not sleep)
  *    guards each region's pages, validity and users, and the arms.
+ *  - live_lock (spinlock, taken in softirq) guards the table of peers as the packet
+ *    handler reads it (peers are added under tx_lock too) and their PING state.
  *  Order: rtnl -> pme_lock -> tx_lock -> zc_mutex -> mmap_lock -> rx_lock -> zc_lock
- *  (the MMU notifier runs under mmap_lock and takes only zc_lock).
+ *  (the MMU notifier runs under mmap_lock and takes only zc_lock); live_lock is taken
+ *  with no other spinlock held, and takes none.
  */
 struct pme_ep {
 	struct hlist_node hnode;        /* in pme_ep_table while reachable */
@@ -118,13 +138,16 @@ struct pme_ep {
 	struct crypto_aes_ctx aes;      /* the job key's schedule (PME_KBIND_CHECK_MAC) */
 	be128 ghash_key;                /* E_K(0^128), GHASH's key */
 	atomic64_t knonce;              /* kernel frames sent so far */
-	unsigned long pong_period;      /* start of the PONG rate period; under rx_lock */
-	u32 pong_count;                 /* PONGs sent in it; under rx_lock */
-	/* Destinations of the endpoint's frames; under tx_lock (read once unreachable). */
-	struct pme_kpeer kpeers[PME_KPEERS_MAX];
-	u32 nkpeers;
-	u32 kpeer_last;
-	bool kpeers_overflow;
+	/*
+	 * Destinations of the endpoint's frames (pme_peers.c): added under tx_lock and
+	 * live_lock, never removed before the endpoint is freed.
+	 */
+	spinlock_t live_lock;
+	DECLARE_HASHTABLE(kpeer_hash, PME_KPEER_HASH_BITS);
+	struct list_head kpeer_list;
+	u32 nkpeers;                    /* under tx_lock */
+	struct pme_kpeer *kpeer_last;   /* the last one sent to; under tx_lock */
+	bool kpeers_overflow;           /* one more was not remembered; under tx_lock */
 
 	/* Zero copy (pme_zreg.c, pme_zc.c); the locks are described above. */
 	struct mutex zc_mutex;          /* the zero-copy ioctls, the cache, its reaper */
@@ -226,13 +249,18 @@ int pme_rx_deliver(struct net_device *dev, const u8 *eth, struct sk_buff *skb,
 int pme_tx_kick(struct pme_ep *ep);
 void pme_tx_out(struct pme_ep *ep, struct net_device *dev, struct sk_buff *skb);
 
+/* pme_peers.c: the peers an endpoint sent to */
+void pme_peers_init(struct pme_ep *ep);
+void pme_peers_note(struct pme_ep *ep, const u8 *f);
+struct pme_kpeer *pme_peers_find(struct pme_ep *ep, __be32 node, __be16 ep_id);
+void pme_peers_free(struct pme_ep *ep);
+
 /* pme_live.c: PONG and BYE on the endpoint's behalf */
 struct pme_kbind;
 void pme_live_setup(struct pme_ep *ep, struct pme_kbind *b);
 void pme_live_wipe(struct pme_ep *ep);
 bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 		   const struct sk_buff *skb, int off, unsigned int plen);
-void pme_live_note(struct pme_ep *ep, const u8 *f);
 void pme_live_bye_all(struct pme_ep *ep, struct net_device *dev);
 
 /* pme_stats.c: counters, sysfs and /proc */

@@ -63,6 +63,7 @@ struct pme_ep *pme_ep_alloc(void)
 	spin_lock_init(&ep->rx_lock);
 	mutex_init(&ep->tx_lock);
 	init_waitqueue_head(&ep->wq);
+	pme_peers_init(ep);
 	pme_zreg_init(ep);
 	return ep;
 }
@@ -220,6 +221,7 @@ static void pme_ep_free_rcu(struct rcu_head *head)
 
 	pme_ring_free(ep);	/* vfree defers itself when called here, in softirq */
 	pme_live_wipe(ep);
+	pme_peers_free(ep);
 	kfree(ep);
 }
 

@@ -10,6 +10,13 @@
  * AES-128, exactly as src/pme_core/wire.c computes it) or CRC32C, PME_F_KERNEL, and
  * nonces from a space of their own (PME_KNONCE_BASE), for which receivers keep a
  * replay window apart from the process's.
+ *
+ * A flood of PINGs must not silence the answers to the true ones: each PING is answered
+ * at most once (a window of nonces per peer, like pme_core's), only for a peer the
+ * endpoint sent to and at the address it sends to (pme_peers.c), within a budget of
+ * that peer's own; a PING over it, of a peer we do not know or of an incarnation other
+ * than the one answered goes to the ring for the process to judge. Copies of a PING
+ * answered already are dropped before any MAC is computed.
  */
 #include <crypto/aes.h>
 #include <crypto/algapi.h>
@@ -23,11 +30,13 @@
 #include "pme.h"
 
 /*
- * At most this many PONGs per endpoint and period: a flood of PINGs (or of forged
- * ones under PME_AUTH=crc) cannot make the driver a traffic amplifier.
+ * At most this many PONGs per peer and period: even a member of the job cannot make
+ * the driver a traffic amplifier, nor use up the answers owed to another peer.
  */
-#define PME_PONG_BURST 256
+#define PME_PONG_BURST 64
 #define PME_PONG_PERIOD (HZ / 10)
+/* Nonces of a peer's PINGs remembered below the highest one, as pme_core's window. */
+#define PME_PING_WINDOW 64
 
 #define PME_HDR_LEN ((unsigned int)sizeof(struct pme_wire_hdr))
 /* The longest kernel-checked or kernel-made frame: a header and a ping body. */
@@ -185,14 +194,101 @@ static void pme_live_count(struct pme_ep *ep, enum pme_kcounter c)
 	spin_unlock_bh(&ep->rx_lock);
 }
 
-/* Whether another PONG may go out in this period; under rx_lock. */
-static bool pme_live_pong_allowed(struct pme_ep *ep)
+/* What becomes of a PING. */
+enum pme_ping_verdict {
+	PME_PING_ANSWER,        /* fresh, of a peer we answer for: check it, answer it */
+	PME_PING_PASS,          /* the process's to judge: into the ring */
+	PME_PING_REFUSE,        /* a copy of one seen, or not authentic: dropped */
+};
+
+/*
+ * The verdict on a PING of incarnation inc and nonce of peer kp (NULL: not one the
+ * endpoint sent to), before its check; under live_lock.
+ */
+static enum pme_ping_verdict pme_ping_judge(const struct pme_kpeer *kp, __be32 inc, u64 nonce)
 {
-	if (time_after(jiffies, ep->pong_period + PME_PONG_PERIOD)) {
-		ep->pong_period = jiffies;
-		ep->pong_count = 0;
+	u64 back;
+
+	if (!kp)
+		return PME_PING_PASS;	/* no address of it we could trust */
+	if (!kp->ping_known)
+		return PME_PING_ANSWER;	/* its first: it names the incarnation answered */
+	/* Another one: a restart, or a PING recorded in an old run; pme_core knows which. */
+	if (kp->ping_inc != inc)
+		return kp->ping_relearn ? PME_PING_ANSWER : PME_PING_PASS;
+	if (nonce > kp->ping_top)
+		return PME_PING_ANSWER;
+	back = kp->ping_top - nonce;
+	if (back >= PME_PING_WINDOW || (kp->ping_seen & BIT_ULL(back)))
+		return PME_PING_REFUSE;
+	return PME_PING_ANSWER;
+}
+
+/* Remember an authentic PING that pme_ping_judge let through; under live_lock. */
+static void pme_ping_mark(struct pme_kpeer *kp, __be32 inc, u64 nonce)
+{
+	u64 ahead;
+
+	if (!kp->ping_known || kp->ping_inc != inc) {
+		kp->ping_known = true;
+		kp->ping_inc = inc;
+		kp->ping_top = nonce;
+		kp->ping_seen = 1;
+	} else if (nonce > kp->ping_top) {
+		ahead = nonce - kp->ping_top;
+		kp->ping_seen = ahead >= PME_PING_WINDOW ? 1 : kp->ping_seen << ahead | 1;
+		kp->ping_top = nonce;
+	} else {
+		kp->ping_seen |= BIT_ULL(kp->ping_top - nonce);
 	}
-	return ep->pong_count++ < PME_PONG_BURST;
+	kp->ping_relearn = false;
+}
+
+/* Whether another PONG may go to the peer in this period; under live_lock. */
+static bool pme_pong_allowed(struct pme_kpeer *kp)
+{
+	if (time_after(jiffies, kp->pong_period + PME_PONG_PERIOD)) {
+		kp->pong_period = jiffies;
+		kp->pong_count = 0;
+	}
+	if (kp->pong_count >= PME_PONG_BURST)
+		return false;
+	kp->pong_count++;
+	return true;
+}
+
+/*
+ * Judge a PING: cheaply first, then by its check, then again under the lock (another
+ * CPU may have answered the same copy meanwhile). On PME_PING_ANSWER, *mac is where
+ * the PONG goes.
+ */
+static enum pme_ping_verdict pme_ping_verdict(struct pme_ep *ep, u8 *h, unsigned int n,
+					      u8 *mac)
+{
+	const struct pme_wire_hdr *wh = (const struct pme_wire_hdr *)h;
+	u64 nonce = be64_to_cpu(wh->nonce);
+	enum pme_ping_verdict v;
+	struct pme_kpeer *kp;
+
+	spin_lock_bh(&ep->live_lock);
+	kp = pme_peers_find(ep, wh->src_node, wh->src_ep);
+	v = pme_ping_judge(kp, wh->incarnation, nonce);
+	spin_unlock_bh(&ep->live_lock);
+	if (v != PME_PING_ANSWER)
+		return v;
+	if (!pme_live_verify(ep, h, n))
+		return PME_PING_REFUSE;
+	spin_lock_bh(&ep->live_lock);
+	v = pme_ping_judge(kp, wh->incarnation, nonce);
+	if (v == PME_PING_ANSWER) {
+		pme_ping_mark(kp, wh->incarnation, nonce);
+		if (pme_pong_allowed(kp))
+			memcpy(mac, kp->mac, ETH_ALEN);
+		else
+			v = PME_PING_PASS;
+	}
+	spin_unlock_bh(&ep->live_lock);
+	return v;
 }
 
 /**
@@ -204,9 +300,11 @@ static bool pme_live_pong_allowed(struct pme_ep *ep)
  * @off: where its PME header starts in @skb
  * @plen: bytes of @skb from there on
  *
- * Returns false when the endpoint does not let the driver answer for it (the frame
- * goes to its ring as any other), true when the driver took the frame: answered, or
- * refused and counted (a bad check, a malformed PING, too many of them).
+ * Returns false when the frame goes to the endpoint's ring as any other: the driver
+ * does not answer for the endpoint, or leaves this PING to the process (of a peer it
+ * does not know, of another incarnation, over the peer's budget). Returns true when
+ * the driver took the frame: answered, or refused and counted (malformed, a copy of
+ * one answered, a bad check).
  */
 bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 		   const struct sk_buff *skb, int off, unsigned int plen)
@@ -215,27 +313,30 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 	const struct pme_wire_hdr *wh = (const struct pme_wire_hdr *)in;
 	const struct pme_wire_ping *ping = (const struct pme_wire_ping *)(wh + 1);
 	struct pme_wire_ping pong = {};
+	enum pme_ping_verdict v;
 	struct pme_live_to to;
-	u8 out[PME_LIVE_FRAME];
+	u8 out[PME_LIVE_FRAME], mac[ETH_ALEN];
 	unsigned int n, len;
-	bool ok;
 
 	if (!(ep->live_flags & PME_KBIND_LIVENESS))
 		return false;
 	n = PME_HDR_LEN + sizeof(*ping);
-	ok = plen >= n && !skb_copy_bits(skb, off, in, n) &&
-	     get_unaligned_be16(&wh->len) == sizeof(*ping) && pme_live_verify(ep, in, n);
-	if (ok) {
-		spin_lock_bh(&ep->rx_lock);
-		ok = pme_live_pong_allowed(ep);
-		spin_unlock_bh(&ep->rx_lock);
+	if (plen < n || skb_copy_bits(skb, off, in, n) ||
+	    get_unaligned_be16(&wh->len) != sizeof(*ping))
+		v = PME_PING_REFUSE;
+	else
+		v = pme_ping_verdict(ep, in, n, mac);
+	if (v == PME_PING_PASS) {
+		pme_live_count(ep, PME_KCNT_PING_PASSED);
+		return false;
 	}
-	if (!ok) {
+	if (v == PME_PING_REFUSE) {
 		pme_live_count(ep, PME_KCNT_PING_REFUSED);
 		return true;
 	}
 	pong.token = ping->token;
-	to.mac = eth + ETH_ALEN;
+	/* To the peer its header names, where the endpoint's own frames to it go. */
+	to.mac = mac;
 	to.dst_node = wh->src_node;
 	/* The node the pinger knows us by: right even when we bound to any node. */
 	to.src_node = wh->dst_node;
@@ -249,49 +350,6 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 }
 
 /**
- * pme_live_note - remember the destination of a frame the endpoint sends
- * @ep: the sender; under its tx_lock
- * @f: the frame as stamped (version 2's header)
- *
- * The table is bounded: a destination beyond it gets no BYE (and is counted then).
- */
-void pme_live_note(struct pme_ep *ep, const u8 *f)
-{
-	const struct pme_wire_hdr *wh = (const struct pme_wire_hdr *)(f + ETH_HLEN);
-	struct pme_kpeer *kp;
-	u32 i;
-
-	if (!(ep->live_flags & PME_KBIND_LIVENESS) || wh->type == PME_T_BYE ||
-	    is_multicast_ether_addr(f))
-		return;
-	kp = &ep->kpeers[ep->kpeer_last];
-	if (ep->nkpeers && kp->dst_ep == wh->dst_ep && kp->dst_node == wh->dst_node) {
-		kp->version = wh->version;
-		return;		/* the common case: the same peer as the last frame */
-	}
-	for (i = 0; i < ep->nkpeers; i++) {
-		kp = &ep->kpeers[i];
-		if (kp->dst_ep == wh->dst_ep && kp->dst_node == wh->dst_node) {
-			kp->version = wh->version;
-			ep->kpeer_last = i;
-			return;
-		}
-	}
-	if (ep->nkpeers == PME_KPEERS_MAX) {
-		ep->kpeers_overflow = true;
-		return;
-	}
-	kp = &ep->kpeers[ep->nkpeers];
-	memcpy(kp->mac, f, ETH_ALEN);
-	kp->dst_ep = wh->dst_ep;
-	kp->dst_node = wh->dst_node;
-	kp->src_node = wh->src_node;
-	kp->rail = wh->rail;
-	kp->version = wh->version;
-	ep->kpeer_last = ep->nkpeers++;
-}
-
-/**
  * pme_live_bye_all - tell every peer the endpoint sent to that it is gone
  * @ep: the endpoint, unreachable already (its file is being released)
  * @dev: its interface, held by the caller
@@ -299,19 +357,20 @@ void pme_live_note(struct pme_ep *ep, const u8 *f)
 void pme_live_bye_all(struct pme_ep *ep, struct net_device *dev)
 {
 	struct pme_live_to to;
+	struct pme_kpeer *kp;
 	u8 out[PME_LIVE_FRAME];
 	unsigned int len;
-	u32 i;
 
 	if (!(ep->live_flags & PME_KBIND_LIVENESS) || !netif_running(dev))
 		return;
-	for (i = 0; i < ep->nkpeers; i++) {
-		to.mac = ep->kpeers[i].mac;
-		to.dst_node = ep->kpeers[i].dst_node;
-		to.src_node = ep->kpeers[i].src_node;
-		to.dst_ep = ep->kpeers[i].dst_ep;
-		to.rail = ep->kpeers[i].rail;
-		to.version = ep->kpeers[i].version;
+	/* Nobody adds peers any more: the doorbell cannot run on a file being released. */
+	list_for_each_entry(kp, &ep->kpeer_list, node) {
+		to.mac = kp->mac;
+		to.dst_node = kp->dst_node;
+		to.src_node = kp->src_node;
+		to.dst_ep = kp->dst_ep;
+		to.rail = kp->rail;
+		to.version = kp->version;
 		len = pme_live_make(ep, dev, out, &to, PME_T_BYE, NULL, 0);
 		if (pme_live_xmit(dev, out, len, GFP_KERNEL))
 			pme_live_count(ep, PME_KCNT_BYE_SENT);

@@ -142,7 +142,7 @@ static void pme_tx_one(struct pme_ep *ep, struct net_device *dev,
 		pme_count(ep, PME_KCNT_TX_SRC_REWRITTEN, 1);
 	if (pme_kwire_v2_header(f[PME_WIRE_OFF_VERSION]) &&
 	    f[PME_WIRE_OFF_TYPE] != PME_T_VERSION_NAK)
-		pme_live_note(ep, f);
+		pme_peers_note(ep, f);
 	skb->dev = dev;
 	skb->protocol = htons(pme_ethertype);
 	skb_reset_mac_header(skb);

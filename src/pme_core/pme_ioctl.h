@@ -213,7 +213,7 @@ enum pme_kcounter {
 	PME_KCNT_TX_DROPPED,            /* the interface did not take it (down, full) */
 	PME_KCNT_TX_LOCAL,              /* delivered to an endpoint on the same interface */
 	PME_KCNT_PONG_SENT,             /* PINGs the driver answered for the endpoint */
-	PME_KCNT_PING_REFUSED,          /* PINGs not answered: bad MAC or CRC, too many */
+	PME_KCNT_PING_REFUSED,          /* PINGs dropped: bad MAC or CRC, malformed, replayed */
 	PME_KCNT_BYE_SENT,              /* BYEs the driver sent when the file was closed */
 	PME_KCNT_BYE_UNTRACKED,         /* peers beyond the driver's table: no BYE for them */
 	PME_KCNT_ZC_PINNED_PAGES,       /* pages pinned for zero copy now (not a sum) */
@@ -227,6 +227,10 @@ enum pme_kcounter {
 	PME_KCNT_ZC_TX_FRAMES,          /* frames sent from pinned pages */
 	PME_KCNT_ZC_TX_BYTES,           /* payload bytes of those */
 	PME_KCNT_ZC_TX_COPIED,          /* zero-copy slots of a dropped region: copied or lost */
+	/* PINGs left to the process (into the ring): of a peer the endpoint never sent to,
+	 * of another incarnation than the one the driver answers, over the peer's budget
+	 */
+	PME_KCNT_PING_PASSED,
 	PME_KCNT_NR
 };
 
@@ -239,7 +243,7 @@ enum pme_kcounter {
 	"pong_sent", "ping_refused", "bye_sent", "bye_untracked", \
 	"zc_pinned_pages", "zc_cache_hits", "zc_cache_misses", "zc_invalidations", \
 	"zc_refused", "zc_rx_frames", "zc_rx_bytes", "zc_rx_copied", "zc_tx_frames", \
-	"zc_tx_bytes", "zc_tx_copied", \
+	"zc_tx_bytes", "zc_tx_copied", "ping_passed", \
 }
 
 #define PME_KCNT_MAX 32          /* room in the ABI; PME_KCNT_NR <= PME_KCNT_MAX */

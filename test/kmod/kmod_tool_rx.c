@@ -206,13 +206,14 @@ static void ring_release(struct victim *v, struct pme_kslot *s)
     v->k.rx_cur = (v->k.rx_cur + 1) % v->k.b.rx_slots;
 }
 
-enum verdict { DROP, DROP_GLOBAL, WHOLE, WHOLE_COPIED };
+enum verdict { DROP, DROP_GLOBAL, WHOLE, WHOLE_COPIED, WHOLE_PASSED };
 
 /*
  * Inject one frame and check the kernel's verdict: DROP counted on the endpoint under
  * why, DROP_GLOBAL counted only by the module (no endpoint is known yet), WHOLE put
  * into the ring unchanged and unplaced, WHOLE_COPIED that and counted as an armed
- * receive's frame passed whole.
+ * receive's frame passed whole, WHOLE_PASSED that and counted as a PING the driver
+ * left to the process.
  */
 static void hostile(struct victim *v, const char *what, const uint8_t *f, unsigned len,
                     enum verdict vd, enum pme_kcounter why)
@@ -228,6 +229,8 @@ static void hostile(struct victim *v, const char *what, const uint8_t *f, unsign
         want[PME_KCNT_RX_BYTES] = len;
         if (vd == WHOLE_COPIED)
             want[PME_KCNT_ZC_RX_COPIED] = 1;
+        if (vd == WHOLE_PASSED)
+            want[PME_KCNT_PING_PASSED] = 1;
     }
     int counted = deltas_match(v, want, vd == DROP_GLOBAL, what);
     struct pme_kslot *s = ring_next(v);
@@ -247,9 +250,24 @@ static void hostile(struct victim *v, const char *what, const uint8_t *f, unsign
     while ((s = ring_next(v)))
         ring_release(v, s);
     int intact = buffer_intact(v);
+    const char *also = vd == WHOLE_COPIED   ? ", counted as copied"
+                       : vd == WHOLE_PASSED ? ", counted as passed"
+                                            : "";
     CHECK(counted && ring_ok && intact, "%s: %s%s%s", what,
           vd == DROP || vd == DROP_GLOBAL ? "dropped and counted" : "passed whole to the ring",
-          vd == WHOLE_COPIED ? ", counted as copied" : "", intact ? ", the buffer intact" : "");
+          also, intact ? ", the buffer intact" : "");
+}
+
+/* A frame from the endpoint to the injector, through the doorbell: whether it went. */
+static int send_to_injector(struct victim *v, const char text[16])
+{
+    uint8_t out[HDRS + 16];
+    v2_hdr(v, out, PME_T_NOP, 16);
+    memcpy(out, v->inj_mac, 6);
+    put16(out + PME_WIRE_OFF_DST_EP, PEER_EP);
+    put32(out + PME_WIRE_OFF_DST_NODE, PEER_NODE);
+    memcpy(out + HDRS, text, 16);
+    return kep_queue(&v->k, out, sizeof(out)) ? ioctl(v->k.fd, PME_IOC_SEND) : -1;
 }
 
 static void malformed(struct victim *v)
@@ -287,11 +305,19 @@ static void malformed(struct victim *v)
     hostile(v, "another node", f, HDRS + 16, DROP, PME_KCNT_RX_WRONG_NODE);
     put32(f + PME_WIRE_OFF_DST_NODE, VNODE);
 
-    /* The driver checks the MAC of the PINGs it answers; other frames are pme_core's. */
+    /*
+     * The driver checks the MAC of the PINGs it answers, those of peers the endpoint
+     * sent to (it answers them where it sends them); other frames, and PINGs of any
+     * other source, are pme_core's.
+     */
     v2_hdr(v, f, PME_T_PING, 16);
     put16(f + PME_ETH_HLEN + 18, PME_F_CHECK_MAC); /* with a tag that is not */
     memset(f + PME_ETH_HLEN + 56, 0x5c, 16);
-    hostile(v, "a PING with a bad MAC", f, HDRS + 16, DROP, PME_KCNT_PING_REFUSED);
+    hostile(v, "a PING of a peer the endpoint never sent to (pme_core's to judge)", f,
+            HDRS + 16, WHOLE_PASSED, 0);
+    CHECK(send_to_injector(v, "rx-hostile hello") == 1, "the endpoint sends to that peer");
+    settle(v);
+    hostile(v, "then its PING with a bad MAC", f, HDRS + 16, DROP, PME_KCNT_PING_REFUSED);
     f[PME_WIRE_OFF_TYPE] = PME_T_DATA;
     hostile(v, "a DATA frame with a bad MAC (pme_core checks it)", f, HDRS + 16, WHOLE, 0);
     f[PME_WIRE_OFF_TYPE] = 0xee;
@@ -337,13 +363,7 @@ static void still_works(struct victim *v)
     CHECK(placed && bytes, "then a good RDATA is placed whole into the armed bytes, and only there");
 
     /* A frame from the endpoint to the injector, through the doorbell. */
-    uint8_t out[HDRS + 16];
-    v2_hdr(v, out, PME_T_NOP, 16);
-    memcpy(out, v->inj_mac, 6);
-    put16(out + PME_WIRE_OFF_DST_EP, PEER_EP);
-    put32(out + PME_WIRE_OFF_DST_NODE, PEER_NODE);
-    memcpy(out + HDRS, "rx-hostile reply", 16);
-    int rc = kep_queue(&v->k, out, sizeof(out)) ? ioctl(v->k.fd, PME_IOC_SEND) : -1;
+    int rc = send_to_injector(v, "rx-hostile reply");
     int got = 0;
     for (int tries = 0; tries < 50 && !got; tries++) {
         struct pollfd p = {.fd = v->raw, .events = POLLIN};
@@ -351,7 +371,7 @@ static void still_works(struct victim *v)
         if (poll(&p, 1, 100) <= 0)
             continue;
         ssize_t n = recv(v->raw, in, sizeof(in), 0);
-        got = n >= (ssize_t)sizeof(out) && !memcmp(in + 6, v->k.b.mac, 6) &&
+        got = n >= (ssize_t)(HDRS + 16) && !memcmp(in + 6, v->k.b.mac, 6) &&
               !memcmp(in + HDRS, "rx-hostile reply", 16);
     }
     CHECK(rc == 1 && got, "and a frame it sends reaches the injector's socket (doorbell %d)", rc);

@@ -2,14 +2,17 @@
  * kping - send one PING to a PME endpoint from a packet socket and wait for the PONG,
  * which pme.ko makes for an endpoint of the kernel device. The PONG is judged by
  * pme_core's own wire layer (pme_wire_check), so a PONG that passes proves the
- * driver's GMAC or CRC is the one user space computes.
+ * driver's GMAC or CRC is the one user space computes. The driver answers only peers
+ * its endpoint sent to, so kping first says HELLO (authentic, naming its MAC) and waits
+ * for the endpoint's process to answer it (with a challenge kping leaves unanswered).
  *
  *   kping IFACE PEER_ADDR [--forge]
  *
  * The job's check comes from the environment as for any PME program (PME_AUTH,
  * PME_JOB_SECRET_FILE, PME_JOB_KEY). --forge spoils the PING's check, as a sender
  * without the key would. Exit status: 0 an authentic kernel PONG came, 1 none came
- * within a second, 3 a PONG came that is not authentic or not the kernel's, 2 usage.
+ * within a second, 3 a PONG came that is not authentic or not the kernel's, 2 usage or
+ * no answer to the HELLO.
  * Needs CAP_NET_RAW (tests run it as root in a guest).
  */
 #include <arpa/inet.h>
@@ -55,8 +58,50 @@ static int open_socket(const char *iface, uint16_t ethertype, uint8_t mac[6])
     return fd;
 }
 
+static void send_frame(int fd, const void *buf, size_t len)
+{
+    if (send(fd, buf, len, 0) != (ssize_t)len) {
+        fprintf(stderr, "kping: send: %s\n", strerror(errno));
+        exit(2);
+    }
+}
+
+/* A HELLO of rail 0 that lists our MAC: the endpoint's process challenges it, and so
+ * sends us a frame through its kernel, which then knows us and where we are. */
+static void send_hello(int fd, const struct pme_wire_keys *k, const struct pme_wire_self *self,
+                       const uint8_t mac[6], uint32_t node, uint16_t ep, uint64_t nonce)
+{
+    uint8_t buf[PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + sizeof(struct pme_wire_hello) + 6];
+    struct pme_wire_hdr *wh = pme_wire_start(buf, self, mac, node, ep, PME_T_HELLO,
+                                             sizeof(struct pme_wire_hello) + 6);
+    wh->job_id = htonl(k->job_id);
+    struct pme_wire_hello h = {.chal = htobe64(TOKEN), .first_seq = htonl(1),
+                               .max_frame = htons(1500), .nrails = 1};
+    memcpy(wh + 1, &h, sizeof(h));
+    memcpy((uint8_t *)(wh + 1) + sizeof(h), self->mac, 6);
+    struct pme_dev_frame f = {.iov = {{buf, sizeof(buf)}}, .iovcnt = 1};
+    pme_wire_seal(k, self, nonce, &f);
+    send_frame(fd, buf, sizeof(buf));
+}
+
+/* Wait up to a second for an authentic frame of the endpoint; 0 when one came. */
+static int await_answer(int fd, const struct pme_wire_keys *k, const struct pme_wire_self *self)
+{
+    uint64_t end = pme_now_ns() + 1000000000ull;
+    uint8_t f[9216];
+    for (uint64_t now; (now = pme_now_ns()) < end;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, (int)((end - now) / 1000000u) + 1) <= 0)
+            continue;
+        ssize_t n = recv(fd, f, sizeof(f), 0);
+        if (n > 0 && pme_wire_check(k, self, f, (size_t)n, 9000) == PME_WIRE_OK)
+            return 0;
+    }
+    return -1;
+}
+
 static void send_ping(int fd, const struct pme_wire_keys *k, const struct pme_wire_self *self,
-                      const uint8_t mac[6], uint32_t node, uint16_t ep, int forge)
+                      const uint8_t mac[6], uint32_t node, uint16_t ep, uint64_t nonce, int forge)
 {
     uint8_t buf[PME_ETH_HLEN + sizeof(struct pme_wire_hdr) + sizeof(struct pme_wire_ping)];
     struct pme_wire_hdr *wh = pme_wire_start(buf, self, mac, node, ep, PME_T_PING,
@@ -66,13 +111,10 @@ static void send_ping(int fd, const struct pme_wire_keys *k, const struct pme_wi
     memset(ping, 0, sizeof(*ping));
     ping->token = htobe64(TOKEN);
     struct pme_dev_frame f = {.iov = {{buf, sizeof(buf)}}, .iovcnt = 1};
-    pme_wire_seal(k, self, 1, &f);
+    pme_wire_seal(k, self, nonce, &f);
     if (forge)
         wh->check[0] ^= 1;
-    if (send(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf)) {
-        fprintf(stderr, "kping: send: %s\n", strerror(errno));
-        exit(2);
-    }
+    send_frame(fd, buf, sizeof(buf));
 }
 
 /* Wait up to a second for the answer; returns the exit status. */
@@ -142,7 +184,15 @@ int main(int argc, char **argv)
     struct pme_wire_self self = {.ep = 4321, .node = 0x0a0b0c0d, .incarnation = 0x5eed,
                                  .ethertype_be = htons(cfg.ethertype), .hop_limit = 16};
     int fd = open_socket(argv[1], cfg.ethertype, self.mac);
-    send_ping(fd, &keys, &self, mac, node, ep, argc == 4);
+    /* One identity for every run, with nonces that grow from one run to the next: the
+     * driver would drop a PING whose nonce it answered already as a copy. */
+    uint64_t nonce = pme_now_ns();
+    send_hello(fd, &keys, &self, mac, node, ep, nonce);
+    if (await_answer(fd, &keys, &self)) {
+        printf("kping: the endpoint did not answer our HELLO within 1 s\n");
+        return 2;
+    }
+    send_ping(fd, &keys, &self, mac, node, ep, nonce + 1, argc == 4);
     int rc = await_pong(fd, &keys, &self);
     close(fd);
     return rc;

@@ -38,8 +38,9 @@ kmod_need_tools() {
     KMOD_TOOL=$builddir/test/kmod/kmod_tool
     KPING=$builddir/test/kmod/kping
     NAPPER=$builddir/test/kmod/napper
+    KREPLAY=$builddir/test/kmod/kreplay
     local t
-    for t in "$PME_PERF" "$KMOD_TOOL" "$KPING" "$NAPPER"; do
+    for t in "$PME_PERF" "$KMOD_TOOL" "$KPING" "$NAPPER" "$KREPLAY"; do
         [ -x "$t" ] || { echo "FAIL: $t not built (make check builds it)"; exit 1; }
     done
 }

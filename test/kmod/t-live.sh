@@ -4,6 +4,10 @@
 #  - a server that naps 3x PME_PEER_TIMEOUT_MS in the middle of an exchange, with the
 #    kernel device and no helper thread, is not taken for dead; the control: with the
 #    ring device (nobody answers for it) the same nap is taken for death;
+#  - the same nap under a flood of copies of one of the client's PINGs, captured on the
+#    wire and sent back with a forged Ethernet source: the driver answers none of them
+#    (not to the forged source, not to the client) and still answers the client's own
+#    PINGs, so the nap is not taken for death;
 #  - a killed endpoint fails its peer within a second (the peer timeout is a minute);
 #  - the driver's PONG passes pme_core's own MAC check (GMAC) and CRC check, and a
 #    forged PING (wrong MAC, wrong CRC) gets none.
@@ -45,6 +49,35 @@ check "a server that naps 3 s (timeout 1 s) answers in the end (client $rc, serv
 check "after its nap" grep -Eq "answered after ([2-9][0-9]{3}) ms" <<<"$out"
 pongs=$(cat /sys/class/misc/pme/counters/pong_sent)
 check "the driver answered PINGs for it ($pongs)" [ "$pongs" -gt 0 ]
+
+# The same nap under a flood of copies of one of the client's own PINGs, captured as it
+# left and sent back as fast as the guest can (with a forged Ethernet source: whoever
+# the driver answered there, it would be the address an attacker chose). Few probes per
+# timeout (PME_RTO_US=8000: retransmissions, and the PINGs beside them, at most 512 ms
+# apart), so that each true PING the flood swallowed would count: before the driver
+# kept a window of nonces and a budget per peer, the copies used up the endpoint's one
+# budget, and the client took the server for dead in most runs.
+cnt() { cat /sys/class/misc/pme/counters/"$1"; }
+refused=$(cnt ping_refused) pongs=$(cnt pong_sent)
+export PME_RTO_US=8000
+serve kernel 3000
+ip netns exec ${n}a "$KREPLAY" ${n}va 4 >"$WORK/replay.log" 2>&1 &
+flood=$!
+out=$(client kernel) && rc=0 || rc=$?
+wait $SERVER && src=0 || src=$?
+wait $flood && frc=0 || frc=$?
+unset PME_RTO_US
+cat "$WORK/replay.log"
+echo "$out"
+refused=$(($(cnt ping_refused) - refused)) pongs=$(($(cnt pong_sent) - pongs))
+check "under the flood the napping server answers in the end (client $rc, server $src)" \
+    [ "$rc$src" = 00 ]
+check "after its nap" grep -Eq "answered after ([2-9][0-9]{3}) ms" <<<"$out"
+check "the flood ran (exit $frc)" grep -q "copies of the PING" "$WORK/replay.log"
+check "the driver dropped the copies that reached it ($refused)" [ "$refused" -ge 100 ]
+check "and answered only the client's own PINGs ($pongs PONGs)" [ "$pongs" -le 50 ]
+check "no PONG went to the forged source" \
+    grep -q ", 0 PONGs to the forged source" "$WORK/replay.log"
 
 # The control: with the ring device nobody answers for the napping process. The
 # endpoints run as root here, since raw frames need CAP_NET_RAW.
