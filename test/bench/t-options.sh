@@ -6,6 +6,7 @@
 # manual at the top of the script, bad usage exits 2 with the reason, a --report-only
 # directory without measurements exits 1.
 # shellcheck source=test/bench/lib.sh
+# pme-test: tier=default cpu=100 time=1
 . "$(dirname "$0")/lib.sh"
 
 # plan ARGS...: the settings and the scenario table maint/bench makes of ARGS, as

@@ -10,6 +10,7 @@
 # (The expected lines are in single quotes, backquotes and all:)
 # shellcheck disable=SC2016
 # shellcheck source=test/bench/lib.sh
+# pme-test: tier=default cpu=100 time=2
 . "$(dirname "$0")/lib.sh"
 
 # report DIR: copy the canned measurements to DIR (EDIT, a sed script, changes them),

@@ -4,11 +4,13 @@
 # the route file's two readers (fuzz_route: pme_core's and the tools'), built with
 # clang's libFuzzer, AddressSanitizer and UBSan. Every input that ever crashed them is
 # kept under test/fuzz/regress/ and replayed first.
-#   PME_FUZZ_SECONDS   time per fuzzer (default 60)
+#   PME_FUZZ_SECONDS   time per fuzzer (default 20; 300 in the full tier, PME_TEST_FULL=1)
+# pme-test: tier=default cpu=100 time=90
 set -euo pipefail
 src=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 out=${builddir:-$PWD}/fuzz
-secs=${PME_FUZZ_SECONDS:-60}
+secs=${PME_FUZZ_SECONDS:-20}
+[ "${PME_TEST_FULL:-0}" = 1 ] && secs=${PME_FUZZ_SECONDS:-300}
 for tool in clang; do
     command -v "$tool" >/dev/null || { echo "t-fuzz: $tool is missing (maint/deps.sh test installs it)"; exit 1; }
 done

@@ -12,6 +12,7 @@
 #  - the driver's PONG passes pme_core's own MAC check (GMAC) and CRC check, and a
 #    forged PING (wrong MAC, wrong CRC) gets none.
 # Unprivileged users of group pme run the endpoints; kping (root) forges.
+# pme-test: tier=default cpu=130 time=35
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

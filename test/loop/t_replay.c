@@ -27,7 +27,7 @@
  * eavesdropper would; the victim is one loop endpoint of the same node, id and secret
  * in both runs, as a rank of the same job script would be.
  *
- * pme-test: tier=default time=2 (pme-test-tier: default)
+ * pme-test: tier=default cpu=100 time=2
  */
 #include <arpa/inet.h>
 #include <endian.h>

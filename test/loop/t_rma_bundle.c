@@ -17,6 +17,7 @@
  *             refused alone (NAK); a good bundle's puts all land;
  *   whole     a bundle that finds no room for its answers is refused whole: its put
  *             does not land until the bundle comes again, then lands once.
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
 #include <endian.h>

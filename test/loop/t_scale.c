@@ -3,6 +3,7 @@
  * per-peer state is small and fixed. One hub endpoint talks with 4096 peers; its heap
  * grows by no more than the stated per-peer bytes per peer, and its receive pool is
  * the same budget with 4096 peers as with one.
+ * pme-test: tier=default cpu=100 time=4
  */
 #include <malloc.h>
 #include <stdio.h>

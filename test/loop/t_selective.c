@@ -12,6 +12,7 @@
  *      two frames only, it still arrives intact and resends not much more than
  *      Go-Back-N.
  * A scripted peer (fakepeer.h) plays the other side in 1 and 2.
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
 #include <stdio.h>

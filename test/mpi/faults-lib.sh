@@ -10,7 +10,11 @@ pme_faults_begin() {
     [ -x "$faultctl" ] || pme_fail "$faultctl is not built: the BPF parts need clang, libbpf-dev and bpftool (apt-get install clang libbpf-dev bpftool), then configure and make again"
     export PME_FAULTCTL=$faultctl
     faults=$pme_repo/maint/faults
-    seed=${PME_FAULT_SEED:-2024}
+    # The full tier's runs repeat with a fixed seed; the default tier's sample rotates
+    # (test/mpi/t-faults-suite.sh), its seed printed.
+    if [ -n "${PME_FAULT_SEED:-}" ]; then seed=$PME_FAULT_SEED
+    elif [ "${PME_TEST_FULL:-0}" = 1 ]; then seed=2024
+    else seed=$((RANDOM * 32768 + RANDOM)); fi
     pme_need_mpich
     pme_tmpdir; work=$REPLY
 }
@@ -24,7 +28,8 @@ counter_of() {
 kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
 # suite_under LABEL "GROUP..." SETTINGS...: those groups' lines of the CI subset
-# (maint/mpich-tests --set loss: without the lines marked noloss) with those faults.
+# (maint/mpich-tests --set loss: without the lines marked noloss) with those faults;
+# with sample=N in its environment, N of those lines picked by the seed.
 # mpich-tests brings its own cluster up, so the faults go on as soon as that cluster is
 # complete, while the suite's first test is still being compiled; the counters at the
 # end show they were there.
@@ -35,7 +40,8 @@ suite_under() {
     pme_clusters+=("$name")
     mkdir -p "$work/suite"
     "$pme_repo/maint/mpich-tests" --impl pme --set loss --groups "$groups" --name "$name" \
-        --timeout 300 --keep --results "$work/suite" >"$work/suite.out" 2>&1 &
+        --timeout 300 --keep --results "$work/suite" ${sample:+--sample "$sample" --seed "$seed"} \
+        >"$work/suite.out" 2>&1 &
     local suite=$!
     for ((i = 0; i < 1200; i++)); do
         "$pme_vc" describe --name "$name" --tsv >/dev/null 2>&1 && break

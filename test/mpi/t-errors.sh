@@ -12,6 +12,7 @@
 #      revision 0, as builds from before the revision did, through the test-only
 #      MPIR_CVAR_CH4_PME_TEST_CARD_REVISION): MPI_Init fails instead of hanging later.
 # Runs on a 4-node virtual cluster, one rank per node (so that every pair talks over PME).
+# pme-test: tier=default cpu=100 time=15 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

@@ -4,12 +4,14 @@
 # injector): under each kind of fault a checked ping-pong from 0 bytes to 4 MiB (ranks
 # on different nodes) completes with correct data; the injector's counters show that
 # the faults happened. MPICH's own tests under the same faults: t-faults-suite.sh. The
-# seed is fixed (PME_FAULT_SEED overrides).
+# injector's seed is printed (PME_FAULT_SEED=N repeats a run; fixed in the full tier).
+# pme-test: tier=default cpu=150 time=40 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/faults-lib.sh"
 pme_faults_begin
 pme_compile "$work/pingpong" "$pme_repo/test/mpi/pingpong.c"
+echo "injector seed $seed (PME_FAULT_SEED=$seed repeats this run)"
 
 # pingpong_under KIND: the checked ping-pong with that fault on every data link.
 pingpong_under() {

@@ -7,6 +7,7 @@
 # bypass is real; and through a pfifo, a discipline that only queues, auto goes past it
 # where PME_QDISC_BYPASS=0 does not. The disciplines' own byte counters tell; every byte
 # of the streams is verified.
+# pme-test: tier=default cpu=100 time=10
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

@@ -2,6 +2,7 @@
 # A process bound to a core of its own keeps polling in PME_WAIT=auto while another
 # core is busy, as ranks started with `mpiexec -bind-to core` must (see
 # test/netns/wait_own_core.c). Skipped on a machine with a single core.
+# pme-test: tier=default cpu=all time=2
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

@@ -2,6 +2,7 @@
 # pme_wait keeps the caller's deadline on each raw-frame device, sleeping on the device
 # (block mode, and auto mode after PME_SPIN_US), and leaves the thread's timer slack as
 # it found it. See test/netns/wait_deadline.c.
+# pme-test: tier=default cpu=all time=2
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

@@ -9,6 +9,7 @@
 #
 # kmod/ is not checked: a PING between two endpoints of one host is answered while it
 # is delivered (pme_rx -> pme_live -> pme_tx -> pme_rx), a recursion by design.
+# pme-test: tier=default cpu=100 time=2
 set -u
 . "$srcdir/test/tools/lib.sh"
 

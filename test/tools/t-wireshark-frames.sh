@@ -8,6 +8,7 @@
 # the netmod's header and MPIDIG's are decoded inside DATA and RTS, and not when the
 # preference says the messages are not MPI's; another EtherType is followed when the
 # preference names it. Runs as any user with tshark installed (as root it installs it).
+# pme-test: tier=default cpu=100 time=5
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 ws_need_frames

@@ -10,6 +10,7 @@
 # sent and received (less only the BYE frames an endpoint sent after its peer had
 # closed), ACK/LOSE/STOP/GO/CREDIT frames sent and received, eager messages and rendezvous
 # offers, and retransmissions (sequenced frames seen twice). Root only.
+# pme-test: tier=default cpu=150 time=25
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 [ "$(id -u)" = 0 ] || tools_skip "needs root (network namespaces, raw frames, capture)"

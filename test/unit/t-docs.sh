@@ -9,6 +9,7 @@
 #   - the README's quick start is still the two commands maint/quickstart and maint/test,
 #     and maint/test is still what CI runs (.ci/run).
 # Runs as any user. The compiled tools come from $builddir (exported by run-tests.sh).
+# pme-test: tier=default cpu=100 time=1
 set -euo pipefail
 src=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${builddir:-.}

@@ -2,12 +2,13 @@
 # Soak: every kind of link fault at once (drop, duplicate, corrupt, delay, reorder) on
 # both data interfaces of a 2-node switched cluster, and two pme_once streams of every
 # size class running against each other, one each way, for PME_SOAK_SECONDS (default
-# 90; 600 with PME_TEST_FULL=1). Every byte must arrive exactly once, in order,
+# 45; 600 in the full tier, PME_TEST_FULL=1). Every byte must arrive exactly once, in order,
 # intact, and the injector must have done every kind of fault many times. The seed is
 # printed and PME_FAULT_SEED repeats a run.
 # "test && test || fail" is these tests' idiom for checks:
 # shellcheck disable=SC2015
 # shellcheck source=test/vcluster/lib.sh
+# pme-test: tier=default cpu=180 time=50
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/vcluster/faults-lib.sh
 . "$(dirname "$0")/faults-lib.sh"
@@ -15,7 +16,7 @@ vc_init vfs
 faults_init
 ONCE=${builddir:-$VC_SRCDIR/build}/test/vcluster/pme_once
 [ -x "$ONCE" ] || fail "test/vcluster/pme_once is not built (make check builds it)"
-SECS=${PME_SOAK_SECONDS:-90}
+SECS=${PME_SOAK_SECONDS:-45}
 [ "${PME_TEST_FULL:-0}" = 1 ] && SECS=${PME_SOAK_SECONDS:-600}
 SEED=${PME_FAULT_SEED:-$(date +%s)}
 FAULTS_SET=(drop=1% dup=1% corrupt=0.5% delay=5%:1ms reorder=2%:1ms)

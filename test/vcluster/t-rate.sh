@@ -4,6 +4,7 @@
 # point-to-point torus link; and on a switch, two nodes sending into a third share that
 # node's 1gbit port, as on a real switch.
 # shellcheck source=test/vcluster/lib.sh
+# pme-test: tier=default cpu=all time=11
 . "$(dirname "$0")/lib.sh"
 vc_init vtr
 
