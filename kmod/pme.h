@@ -113,9 +113,11 @@ struct pme_ep {
 	const void *key_dev;            /* the table's key: dev at bind, never dereferenced */
 	u32 state;                      /* PME_KSTATE_*, mirrored into ctl->state */
 
-	/* The mapped area: control page, receive ring, send ring (vmalloc_user). */
+	/* The mapped area: control page, receive ring, send ring (pme_ring.c). */
 	void *mem;
 	size_t mem_len;
+	struct pme_ring_user *ring_user;        /* whose share it is counted in */
+	size_t ring_charged;
 	struct pme_kring_ctl *ctl;
 	u8 *rx_ring;
 	u8 *tx_ring;
@@ -165,6 +167,7 @@ struct pme_ep {
 /* pme_main.c */
 extern u16 pme_ethertype;
 extern unsigned int pme_max_ring_kb;
+extern unsigned int pme_user_ring_mb;
 
 /* pme_file.c */
 extern const struct file_operations pme_fops;
@@ -181,7 +184,9 @@ extern struct mutex pme_lock;
 extern struct list_head pme_eps;
 
 /* pme_ring.c: the mapped area */
+struct pme_ring_user;
 int pme_ring_alloc(struct pme_ep *ep, u32 mtu, u32 rx_bytes, u32 tx_bytes);
+void pme_ring_uncharge(struct pme_ep *ep);
 void pme_ring_free(struct pme_ep *ep);
 int pme_ring_mmap(struct pme_ep *ep, struct vm_area_struct *vma);
 

@@ -199,6 +199,7 @@ int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b)
 	pme_live_setup(ep, b);
 	rc = pme_ep_insert(ep, dev, b->ep_id);
 	if (rc) {
+		pme_ring_uncharge(ep);
 		pme_ring_free(ep);
 		goto out_unlock;
 	}
@@ -253,6 +254,8 @@ void pme_ep_release(struct pme_ep *ep)
 	 */
 	pme_zc_disarm_all(ep);
 	pme_zreg_release(ep);
+	/* No mapping is left (each holds the file): the memory is the driver's alone. */
+	pme_ring_uncharge(ep);
 	call_rcu(&ep->rcu, pme_ep_free_rcu);
 }
 

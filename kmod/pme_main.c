@@ -10,6 +10,7 @@
  * endpoints be freed before the code that frees them goes.
  */
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
@@ -22,6 +23,13 @@ MODULE_PARM_DESC(ethertype, "EtherType of PME frames (default 0x88B5)");
 unsigned int pme_max_ring_kb = 65536;
 module_param_named(max_ring_kb, pme_max_ring_kb, uint, 0644);
 MODULE_PARM_DESC(max_ring_kb, "Largest receive plus send ring of one endpoint, KiB (default 65536)");
+
+/* Until set (at load or later): a quarter of the RAM, from pme_init. */
+#define PME_USER_RING_MB_AUTO UINT_MAX
+unsigned int pme_user_ring_mb = PME_USER_RING_MB_AUTO;
+module_param_named(user_ring_mb, pme_user_ring_mb, uint, 0644);
+MODULE_PARM_DESC(user_ring_mb,
+		 "Rings all endpoints of one user may hold together, MiB (default: a quarter of the RAM; 0: no limit)");
 
 static struct miscdevice pme_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
@@ -40,6 +48,8 @@ static int __init pme_init(void)
 		       pme_ethertype);
 		return -EINVAL;
 	}
+	if (pme_user_ring_mb == PME_USER_RING_MB_AUTO)
+		pme_user_ring_mb = max(totalram_pages() >> (20 - PAGE_SHIFT) >> 2, 1ul);
 	rc = pme_stats_init();
 	if (rc)
 		return rc;

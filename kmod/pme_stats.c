@@ -4,7 +4,10 @@
  * (per CPU, summed when read), readable by ioctl, in /sys/class/misc/pme/counters/
  * (one file per counter) and, per endpoint, in /proc/driver/pme.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -99,9 +102,16 @@ static const char *pme_state_name(u32 state)
 	return state & PME_KSTATE_DOWN ? "down" : "up";
 }
 
-/* One line per bound endpoint, of every namespace: interface names may repeat. */
+/*
+ * One line per bound endpoint, of every namespace (interface names may repeat): for a
+ * reader with CAP_NET_ADMIN (root) every endpoint, for anybody else only those its own
+ * user bound. A job's id, node, incarnation and pid are nobody else's business, and a
+ * user looks up its own endpoints only (pme_info -c). Judged by who opened the file.
+ */
 static int pme_proc_show(struct seq_file *m, void *v)
 {
+	bool all = file_ns_capable(m->file, &init_user_ns, CAP_NET_ADMIN);
+	kuid_t reader = m->file->f_cred->uid;
 	struct pme_kcounters c;
 	struct pme_ep *ep;
 	int i;
@@ -112,6 +122,8 @@ static int pme_proc_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	mutex_lock(&pme_lock);
 	list_for_each_entry(ep, &pme_eps, node) {
+		if (!all && !uid_eq(ep->uid, reader))
+			continue;
 		pme_stats_ep(ep, &c);
 		seq_printf(m, "%s %d %u %u %u %u %d %u %s", ep->ifname, ep->ifindex, ep->ep_id,
 			   ep->job_id, ep->node_id, ep->incarnation, ep->pid,

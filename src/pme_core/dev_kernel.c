@@ -233,11 +233,13 @@ static int open_error(int e, char *err, size_t errlen)
     return PME_ERR_DEVICE;
 }
 
-/* The EtherType the loaded module serves, 0 if unknown. */
-static unsigned module_ethertype(void)
+/* A parameter of the loaded module, 0 if unknown. */
+static unsigned module_parameter(const char *name)
 {
+    char path[128];
     unsigned v = 0;
-    FILE *f = fopen("/sys/module/pme/parameters/ethertype", "r");
+    snprintf(path, sizeof(path), "/sys/module/pme/parameters/%s", name);
+    FILE *f = fopen(path, "r");
     if (f) {
         if (fscanf(f, "%u", &v) != 1)
             v = 0;
@@ -279,12 +281,27 @@ static int bind_error(struct kernel_dev *d, int e, const struct pme_config *cfg,
         snprintf(err, errlen,
                  "pme.ko serves EtherType 0x%04x, PME_ETHERTYPE asks for 0x%04x: reload the "
                  "module with ethertype=0x%04x or set PME_ETHERTYPE to match",
-                 module_ethertype(), cfg->ethertype, cfg->ethertype);
+                 module_parameter("ethertype"), cfg->ethertype, cfg->ethertype);
         return PME_ERR_INVAL;
+    case EDQUOT:
+        snprintf(err, errlen,
+                 "pme.ko refused the rings of an endpoint on %s: with them, this user's "
+                 "endpoints would hold more than the module's user_ring_mb (%u MiB): close "
+                 "some, ask for smaller rings (PME_RING), or have root raise "
+                 "/sys/module/pme/parameters/user_ring_mb",
+                 cfg->iface, module_parameter("user_ring_mb"));
+        return PME_ERR_NOMEM;
+    case ENOMEM:
+        snprintf(err, errlen,
+                 "pme.ko found no memory for the rings of an endpoint on %s (they count "
+                 "against the memory cgroup's limit, memory.max): ask for smaller rings "
+                 "(PME_RING) or raise the limit",
+                 cfg->iface);
+        return PME_ERR_NOMEM;
     default:
         snprintf(err, errlen, "cannot bind an endpoint of " PME_DEV_PATH " to %s: %s", cfg->iface,
                  strerror(e));
-        return e == ENOMEM ? PME_ERR_NOMEM : PME_ERR_DEVICE;
+        return PME_ERR_DEVICE;
     }
 }
 

@@ -263,7 +263,9 @@ struct pme_kcounters {
 /*
  * Bind this file to an interface and endpoint id (once per file). EBUSY: the id is
  * taken on that interface; ENODEV: no such interface; ENETDOWN: it is down; EPROTO:
- * another ABI version.
+ * another ABI version; EDQUOT: the rings would take the caller's user past the
+ * module's user_ring_mb; ENOMEM: no memory for them (the caller's memory cgroup is
+ * charged for them).
  */
 #define PME_IOC_BIND            _IOWR(PME_IOC_MAGIC, 1, struct pme_kbind)
 /*

@@ -3,9 +3,13 @@
 # user of group pme opens an endpoint without any capability, a user outside it and a
 # machine without the module get errors that name the fix; PME_DEVICE=auto (the
 # default) takes the kernel device exactly when the user may open /dev/pme; pme_info
-# shows the module's totals and, per endpoint, what it counted; rmmod is refused while
-# an endpoint is open and succeeds once it is closed; a bad EtherType parameter is
-# refused; max_ring_kb bounds the rings.
+# shows the module's totals and, per endpoint, what it counted; /proc/driver/pme shows a
+# reader only its own user's endpoints (root all); rmmod is refused while an endpoint
+# is open and succeeds once it is closed; a bad EtherType parameter is refused;
+# max_ring_kb bounds the rings; user_ring_mb bounds one user's rings together, with an
+# error that names it; rings are charged to the memory cgroup of the process that binds
+# (one that does not fit its memory.max is refused with an error that says so).
+# pme-test: tier=default cpu=130 time=42
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root
@@ -77,6 +81,14 @@ read -r -t 20 line <&"$hold_out"
 check "a user of group pme binds endpoint 7 ($line)" starts "$line" "bound ep 7 "
 check "/proc lists it with the user's uid" \
     awk -v u="$(id -u pmein)" '$1 == "pmel0" && $3 == 7 && $8 == u {f = 1} END {exit !f}' /proc/driver/pme
+# Who reads what of it: a job's id, node, incarnation and pid are its user's business.
+kmod_user pmein2 pme
+proc_lines() { as_user "$1" cat /proc/driver/pme | grep -c "^pmel0 "; }
+check "a user outside group pme reads none of pmein's endpoints in /proc ($(proc_lines pmeout))" \
+    [ "$(proc_lines pmeout)" = 0 ]
+check "only the header" as_user pmeout grep -q "^iface ifindex ep job" /proc/driver/pme
+check "nor does another member of group pme ($(proc_lines pmein2))" [ "$(proc_lines pmein2)" = 0 ]
+check "pmein reads its own" [ "$(proc_lines pmein)" = 1 ]
 out=$(PME_DEVICE=kernel PME_EP_ID=7 "$PME_PERF" server -i pmel0 2>&1) && rc=0 || rc=$?
 check "a second endpoint 7 on that interface is refused: $(tail -1 <<<"$out")" \
     grep -q "already in use on pmel0" <<<"$out"
@@ -85,6 +97,70 @@ check "rmmod is refused while the endpoint is open (exit $rc)" [ "$rc" != 0 ]
 check "the module is still there" [ -c /dev/pme ]
 exec {hold_in}>&-
 wait $hold_pid
+
+# Ring memory. One user's endpoints together hold at most user_ring_mb of rings (a
+# quarter of the RAM unless set): PME_RING=8m makes rings of about 9 MiB, two of them
+# do not fit in 16.
+ram4=$(awk '$1 == "MemTotal:" {print int($2 / 4096)}' /proc/meminfo)
+lim=$(cat /sys/module/pme/parameters/user_ring_mb 2>/dev/null)
+check "user_ring_mb defaults to a quarter of the RAM (${lim:-none}, $ram4 MiB)" \
+    [ "${lim:-0}" -ge $((ram4 - 1)) ] && [ "${lim:-0}" -le $((ram4 + 1)) ]
+echo 16 >/sys/module/pme/parameters/user_ring_mb
+pmein2=(setpriv --reuid=pmein2 --regid=pmein2 --init-groups --inh-caps=-all --bounding-set=-all --)
+ring8() { # ep command...: a server of endpoint ep with PME_RING=8m, as the command's user
+    local e=$1
+    shift
+    exec "$@" env PME_DEVICE=kernel PME_RING=8m "$PME_PERF" server -i pmel0 -e "$e"
+}
+on_proc() { # ep: wait until /proc lists it
+    for _ in $(seq 100); do grep -q "^pmel0 [0-9]* $1 " /proc/driver/pme && return 0; sleep 0.05; done
+    return 1
+}
+ring8 20 "${pmein[@]}" >/dev/null 2>&1 &
+first=$!
+check "pmein binds one endpoint of 9 MiB of rings under user_ring_mb=16" on_proc 20
+out=$(ring8 21 timeout 10 "${pmein[@]}" 2>&1 | head -n 3)
+echo "$out"
+check "a second one is refused with an error that names user_ring_mb" \
+    grep -q "more than the module's user_ring_mb (16 MiB)" <<<"$out"
+ring8 22 "${pmein2[@]}" >/dev/null 2>&1 &
+other=$!
+check "another user's endpoint counts apart" on_proc 22
+kill $first
+wait $first 2>/dev/null
+ring8 21 "${pmein[@]}" >/dev/null 2>&1 &
+again=$!
+check "once pmein's first endpoint is closed, its share is back" on_proc 21
+kill $other $again
+wait $other $again 2>/dev/null
+echo 0 >/sys/module/pme/parameters/user_ring_mb
+
+# Rings are kernel memory charged to the memory cgroup of the process that binds: 64 MiB
+# of them do not fit a memory.max of 24 MiB, and the error says why; 32 MiB of them
+# show in the cgroup's vmalloc (before, nothing charged them: a member of group pme
+# held max_ring_kb per open file beyond any limit).
+cg=/sys/fs/cgroup
+mountpoint -q $cg || mount -t cgroup2 none $cg
+echo +memory >$cg/cgroup.subtree_control
+mkdir -p $cg/pmering $cg/pmeroom
+echo $((24 << 20)) >$cg/pmering/memory.max
+in_cgroup() { # cgroup command...
+    exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/$1" "${@:2}"
+}
+out=$(in_cgroup pmering timeout 10 "${pmein[@]}" env PME_DEVICE=kernel PME_RING=64m \
+    "$PME_PERF" server -i pmel0 -e 23 2>&1 | head -n 3)
+echo "$out"
+check "rings past the cgroup's memory.max are refused, naming the cgroup" \
+    grep -q "count against the memory cgroup's limit" <<<"$out"
+in_cgroup pmeroom "${pmein[@]}" env PME_DEVICE=kernel PME_RING=32m \
+    "$PME_PERF" server -i pmel0 -e 24 >/dev/null 2>&1 &
+big=$!
+on_proc 24
+vm=$(awk '$1 == "vmalloc" {print $2}' $cg/pmeroom/memory.stat)
+check "32 MiB of rings are charged to the cgroup of their process (vmalloc ${vm:-none}, in all $(cat $cg/pmeroom/memory.current))" \
+    [ "${vm:-0}" -ge $((32 << 20)) ]
+kill $big
+wait $big 2>/dev/null
 
 # With no room allowed at all, an endpoint still gets the least rings that work.
 echo 0 >/sys/module/pme/parameters/max_ring_kb
