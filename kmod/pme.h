@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the files of pme.ko share: the endpoint, its rings, the table the
  * packet handler looks endpoints up in, and the counters.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Endpoints: binding one to an interface and an id, the table the packet
  * handler finds it in, and what happens to it when its interface goes down or away.

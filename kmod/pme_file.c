@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * /dev/pme: one endpoint per open file; ioctl binds it, rings the
  * doorbell and reads counters; mmap maps its rings; poll sleeps on them.

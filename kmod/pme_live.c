@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Answering for an endpoint while its process cannot: a PONG to every
  * authentic PING addressed to it for as long as its file is open (the process may be

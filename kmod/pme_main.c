@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Pme.ko: PME's kernel device. Unprivileged processes (of group pme, by
  * the udev rule) send and receive PME frames through /dev/pme without CAP_NET_RAW,

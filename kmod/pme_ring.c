@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The area an endpoint maps: a control page, the receive ring and the
  * send ring, in one zeroed vmalloc allocation (so every receive slot starts out the

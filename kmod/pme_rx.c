@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The packet handler. Every frame of PME's EtherType that an interface
  * receives goes into the receive ring of the endpoint it is addressed to, or is

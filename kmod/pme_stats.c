@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The counters: per endpoint (in struct pme_ep) and for the module
  * (per CPU, summed when read), readable by ioctl, in /sys/class/misc/pme/counters/

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The doorbell: every frame the process queued in its send ring is copied
  * out, checked, given the endpoint's true source and sent. A process can thus send

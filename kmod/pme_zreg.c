@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Regions of a process's memory pinned for zero copy, and the cache that
  * keeps them pinned between uses.
