@@ -93,6 +93,7 @@ struct pme_kpeer {
  */
 struct pme_ep {
 	struct hlist_node hnode;        /* in pme_ep_table while reachable */
+	struct hlist_node snode;        /* in pme_ep_siblings while reachable */
 	struct list_head node;          /* in pme_eps while bound */
 	struct rcu_head rcu;
 	bool hashed;                    /* under pme_lock */
@@ -109,7 +110,8 @@ struct pme_ep {
 	pid_t pid;
 	kuid_t uid;
 
-	struct net_device *dev;         /* held while bound; NULL once the interface left */
+	/* Held while bound; NULL once the interface left (read under RCU by a sibling). */
+	struct net_device *dev;
 	const void *key_dev;            /* the table's key: dev at bind, never dereferenced */
 	u32 state;                      /* PME_KSTATE_*, mirrored into ctl->state */
 
@@ -177,6 +179,8 @@ struct pme_ep *pme_ep_alloc(void);
 int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b);
 void pme_ep_release(struct pme_ep *ep);
 struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id);
+struct pme_kpeer *pme_ep_sibling_peer(struct pme_ep *ep, __be32 node, __be16 ep_id,
+				      struct pme_ep **owner);
 int pme_ep_notifier_register(void);
 void pme_ep_notifier_unregister(void);
 void pme_ep_wake(struct pme_ep *ep);

@@ -26,6 +26,25 @@ static unsigned long pme_ep_key(const void *dev, u16 ep_id)
 	return (unsigned long)dev ^ ep_id;
 }
 
+/*
+ * The same bound endpoints by (endpoint id, incarnation), to find an endpoint's
+ * siblings: the other open files one PME endpoint of a process bound on its other
+ * interfaces (its rails, a mesh node's links). Same writers and readers.
+ */
+static DEFINE_HASHTABLE(pme_ep_siblings, 8);
+
+static u32 pme_ep_sib_key(const struct pme_ep *ep)
+{
+	return ep->incarnation ^ ep->ep_id;
+}
+
+static void pme_ep_unhash(struct pme_ep *ep)
+{
+	hash_del_rcu(&ep->hnode);
+	hash_del_rcu(&ep->snode);
+	ep->hashed = false;
+}
+
 /* The endpoint bound to ep_id on dev; under rcu_read_lock or pme_lock. */
 struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id)
 {
@@ -35,6 +54,45 @@ struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id)
 				   lockdep_is_held(&pme_lock)) {
 		if (ep->key_dev == dev && ep->ep_id == ep_id)
 			return ep;
+	}
+	return NULL;
+}
+
+/* Whether s is another file of the PME endpoint ep is a file of (set at bind). */
+static bool pme_ep_is_sibling(const struct pme_ep *s, const struct pme_ep *ep)
+{
+	return s != ep && s->ep_id == ep->ep_id && s->incarnation == ep->incarnation &&
+	       s->pid == ep->pid && uid_eq(s->uid, ep->uid) && s->job_id == ep->job_id &&
+	       s->live_flags == ep->live_flags;
+}
+
+/**
+ * pme_ep_sibling_peer - a peer the endpoint's siblings sent to
+ * @ep: the endpoint
+ * @node: the peer's node
+ * @ep_id: the peer's endpoint id
+ * @owner: set to the sibling whose table holds the peer
+ *
+ * On a mesh a peer's frames may come in by another interface than ours go out to it;
+ * its PINGs are answered where our frames go. Under rcu_read_lock: a sibling found is
+ * not freed (nor its peers) before it is unlocked.
+ */
+struct pme_kpeer *pme_ep_sibling_peer(struct pme_ep *ep, __be32 node, __be16 ep_id,
+				      struct pme_ep **owner)
+{
+	struct pme_kpeer *kp;
+	struct pme_ep *s;
+
+	hash_for_each_possible_rcu(pme_ep_siblings, s, snode, pme_ep_sib_key(ep)) {
+		if (!pme_ep_is_sibling(s, ep))
+			continue;
+		spin_lock_bh(&s->live_lock);
+		kp = pme_peers_find(s, node, ep_id);
+		spin_unlock_bh(&s->live_lock);
+		if (kp) {
+			*owner = s;
+			return kp;
+		}
 	}
 	return NULL;
 }
@@ -144,6 +202,7 @@ static int pme_ep_insert(struct pme_ep *ep, struct net_device *dev, u16 want)
 	ep->state = netif_running(dev) ? 0 : PME_KSTATE_DOWN;
 	ep->ctl->state = ep->state;
 	hash_add_rcu(pme_ep_table, &ep->hnode, pme_ep_key(dev, ep->ep_id));
+	hash_add_rcu(pme_ep_siblings, &ep->snode, pme_ep_sib_key(ep));
 	ep->hashed = true;
 	list_add_tail(&ep->node, &pme_eps);
 	return 0;
@@ -236,11 +295,10 @@ void pme_ep_release(struct pme_ep *ep)
 
 	mutex_lock(&pme_lock);
 	if (ep->hashed)
-		hash_del_rcu(&ep->hnode);
-	ep->hashed = false;
+		pme_ep_unhash(ep);
 	list_del(&ep->node);
 	dev = ep->dev;
-	ep->dev = NULL;
+	WRITE_ONCE(ep->dev, NULL);
 	mutex_unlock(&pme_lock);
 	if (dev) {
 		/* The process is gone, or closed the file: its peers need not wait. */
@@ -280,9 +338,8 @@ static void pme_ep_detach(struct net_device *dev)
 		if (ep->dev != dev)
 			continue;
 		mutex_lock(&ep->tx_lock);
-		hash_del_rcu(&ep->hnode);
-		ep->hashed = false;
-		ep->dev = NULL;
+		pme_ep_unhash(ep);
+		WRITE_ONCE(ep->dev, NULL);
 		mutex_unlock(&ep->tx_lock);
 		dev_put(dev);
 		pme_ep_set_state(ep, ep->state | PME_KSTATE_GONE);

@@ -13,10 +13,11 @@
  *
  * A flood of PINGs must not silence the answers to the true ones: each PING is answered
  * at most once (a window of nonces per peer, like pme_core's), only for a peer the
- * endpoint sent to and at the address it sends to (pme_peers.c), within a budget of
- * that peer's own; a PING over it, of a peer we do not know or of an incarnation other
- * than the one answered goes to the ring for the process to judge. Copies of a PING
- * answered already are dropped before any MAC is computed.
+ * endpoint (or a sibling: its files on other interfaces) sent to and at the address
+ * and interface it sends to (pme_peers.c), within a budget of that peer's own; a PING
+ * over it, of a peer we do not know or of an incarnation other than the one answered
+ * goes to the ring for the process to judge. Copies of a PING answered already are
+ * dropped before any MAC is computed.
  */
 #include <crypto/aes.h>
 #include <crypto/algapi.h>
@@ -257,37 +258,52 @@ static bool pme_pong_allowed(struct pme_kpeer *kp)
 	return true;
 }
 
+/* Where a PONG goes: the interface and the MAC the endpoint's frames to the peer take. */
+struct pme_ping_dest {
+	struct net_device *dev;
+	u8 mac[ETH_ALEN];
+};
+
 /*
- * Judge a PING: cheaply first, then by its check, then again under the lock (another
- * CPU may have answered the same copy meanwhile). On PME_PING_ANSWER, *mac is where
- * the PONG goes.
+ * Judge a PING that came in on dev: cheaply first, then by its check, then again under
+ * the lock (another CPU may have answered the same copy meanwhile). The peer is looked
+ * for in the endpoint's table, then in its siblings' (pme_ep.c). Under rcu_read_lock.
  */
-static enum pme_ping_verdict pme_ping_verdict(struct pme_ep *ep, u8 *h, unsigned int n,
-					      u8 *mac)
+static enum pme_ping_verdict pme_ping_verdict(struct pme_ep *ep, struct net_device *dev,
+					      u8 *h, unsigned int n, struct pme_ping_dest *to)
 {
 	const struct pme_wire_hdr *wh = (const struct pme_wire_hdr *)h;
 	u64 nonce = be64_to_cpu(wh->nonce);
+	struct pme_ep *owner = ep;
 	enum pme_ping_verdict v;
 	struct pme_kpeer *kp;
 
 	spin_lock_bh(&ep->live_lock);
 	kp = pme_peers_find(ep, wh->src_node, wh->src_ep);
-	v = pme_ping_judge(kp, wh->incarnation, nonce);
 	spin_unlock_bh(&ep->live_lock);
+	if (!kp)
+		kp = pme_ep_sibling_peer(ep, wh->src_node, wh->src_ep, &owner);
+	spin_lock_bh(&owner->live_lock);
+	v = pme_ping_judge(kp, wh->incarnation, nonce);
+	spin_unlock_bh(&owner->live_lock);
 	if (v != PME_PING_ANSWER)
 		return v;
 	if (!pme_live_verify(ep, h, n))
 		return PME_PING_REFUSE;
-	spin_lock_bh(&ep->live_lock);
+	spin_lock_bh(&owner->live_lock);
 	v = pme_ping_judge(kp, wh->incarnation, nonce);
 	if (v == PME_PING_ANSWER) {
 		pme_ping_mark(kp, wh->incarnation, nonce);
 		if (pme_pong_allowed(kp))
-			memcpy(mac, kp->mac, ETH_ALEN);
+			memcpy(to->mac, kp->mac, ETH_ALEN);
 		else
 			v = PME_PING_PASS;
 	}
-	spin_unlock_bh(&ep->live_lock);
+	spin_unlock_bh(&owner->live_lock);
+	/* A sibling's interface may be going away: its notifier runs before a grace period. */
+	to->dev = owner == ep ? dev : READ_ONCE(owner->dev);
+	if (v == PME_PING_ANSWER && (!to->dev || !netif_running(to->dev)))
+		v = PME_PING_PASS;
 	return v;
 }
 
@@ -313,9 +329,10 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 	const struct pme_wire_hdr *wh = (const struct pme_wire_hdr *)in;
 	const struct pme_wire_ping *ping = (const struct pme_wire_ping *)(wh + 1);
 	struct pme_wire_ping pong = {};
+	struct pme_ping_dest dest;
 	enum pme_ping_verdict v;
 	struct pme_live_to to;
-	u8 out[PME_LIVE_FRAME], mac[ETH_ALEN];
+	u8 out[PME_LIVE_FRAME];
 	unsigned int n, len;
 
 	if (!(ep->live_flags & PME_KBIND_LIVENESS))
@@ -325,7 +342,7 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 	    get_unaligned_be16(&wh->len) != sizeof(*ping))
 		v = PME_PING_REFUSE;
 	else
-		v = pme_ping_verdict(ep, in, n, mac);
+		v = pme_ping_verdict(ep, dev, in, n, &dest);
 	if (v == PME_PING_PASS) {
 		pme_live_count(ep, PME_KCNT_PING_PASSED);
 		return false;
@@ -336,15 +353,15 @@ bool pme_live_ping(struct pme_ep *ep, struct net_device *dev, const u8 *eth,
 	}
 	pong.token = ping->token;
 	/* To the peer its header names, where the endpoint's own frames to it go. */
-	to.mac = mac;
+	to.mac = dest.mac;
 	to.dst_node = wh->src_node;
 	/* The node the pinger knows us by: right even when we bound to any node. */
 	to.src_node = wh->dst_node;
 	to.dst_ep = wh->src_ep;
 	to.rail = wh->rail;
 	to.version = wh->version;
-	len = pme_live_make(ep, dev, out, &to, PME_T_PONG, &pong, sizeof(pong));
-	if (pme_live_xmit(dev, out, len, GFP_ATOMIC))
+	len = pme_live_make(ep, dest.dev, out, &to, PME_T_PONG, &pong, sizeof(pong));
+	if (pme_live_xmit(dest.dev, out, len, GFP_ATOMIC))
 		pme_live_count(ep, PME_KCNT_PONG_SENT);
 	return true;
 }

@@ -6,11 +6,13 @@
  * its endpoint sent to, so kping first says HELLO (authentic, naming its MAC) and waits
  * for the endpoint's process to answer it (with a challenge kping leaves unanswered).
  *
- *   kping IFACE PEER_ADDR [--forge]
+ *   kping IFACE PEER_ADDR [--forge] [--via IFACE2]
  *
  * The job's check comes from the environment as for any PME program (PME_AUTH,
  * PME_JOB_SECRET_FILE, PME_JOB_KEY). --forge spoils the PING's check, as a sender
- * without the key would. Exit status: 0 an authentic kernel PONG came, 1 none came
+ * without the key would. --via sends the PING from IFACE2 to the endpoint's second MAC
+ * (its second interface, which never sent to kping): the PONG must still come to IFACE,
+ * where the endpoint's frames to kping go. Exit status: 0 an authentic kernel PONG came, 1 none came
  * within a second, 3 a PONG came that is not authentic or not the kernel's, 2 usage or
  * no answer to the HELLO.
  * Needs CAP_NET_RAW (tests run it as root in a guest).
@@ -153,8 +155,18 @@ static int await_pong(int fd, const struct pme_wire_keys *k, const struct pme_wi
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "--forge"))) {
-        fprintf(stderr, "usage: kping IFACE PEER_ADDR [--forge]\n");
+    int forge = 0;
+    const char *via = NULL;
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--forge"))
+            forge = 1;
+        else if (!strcmp(argv[i], "--via") && i + 1 < argc)
+            via = argv[++i];
+        else
+            argc = 0;
+    }
+    if (argc < 3) {
+        fprintf(stderr, "usage: kping IFACE PEER_ADDR [--forge] [--via IFACE2]\n");
         return 2;
     }
     struct pme_config cfg;
@@ -192,8 +204,16 @@ int main(int argc, char **argv)
         printf("kping: the endpoint did not answer our HELLO within 1 s\n");
         return 2;
     }
-    send_ping(fd, &keys, &self, mac, node, ep, nonce + 1, argc == 4);
+    if (via && nmacs < 2) {
+        fprintf(stderr, "kping: --via needs an endpoint on two interfaces (%s)\n", argv[2]);
+        return 2;
+    }
+    uint8_t via_mac[6];
+    int pfd = via ? open_socket(via, cfg.ethertype, via_mac) : fd;
+    send_ping(pfd, &keys, &self, via ? macs[1] : mac, node, ep, nonce + 1, forge);
     int rc = await_pong(fd, &keys, &self);
+    if (pfd != fd)
+        close(pfd);
     close(fd);
     return rc;
 }

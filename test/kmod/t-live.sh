@@ -10,7 +10,9 @@
 #    PINGs, so the nap is not taken for death;
 #  - a killed endpoint fails its peer within a second (the peer timeout is a minute);
 #  - the driver's PONG passes pme_core's own MAC check (GMAC) and CRC check, and a
-#    forged PING (wrong MAC, wrong CRC) gets none.
+#    forged PING (wrong MAC, wrong CRC) gets none;
+#  - a PING that comes in by the endpoint's other interface, which never sent to the
+#    pinger (a mesh), is answered by the kernel where the endpoint's frames to it go.
 # Unprivileged users of group pme run the endpoints; kping (root) forges.
 # pme-test: tier=default cpu=130 time=35
 set -u
@@ -29,9 +31,9 @@ chmod 777 "$WORK"
 user=(setpriv --reuid=pmeu --regid=pmeu --init-groups --inh-caps=-all --bounding-set=-all --)
 export PME_HELPER=0 PME_PEER_TIMEOUT_MS=1000
 
-serve() { # device nap_ms: a napper server in namespace b
+serve() { # device nap_ms [interfaces]: a napper server in namespace b
     rm -f "$WORK/addr"
-    PME_DEVICE=$1 ip netns exec ${n}b "${user[@]}" "$NAPPER" server ${n}vb "$WORK/addr" "$2" \
+    PME_DEVICE=$1 ip netns exec ${n}b "${user[@]}" "$NAPPER" server "${3:-${n}vb}" "$WORK/addr" "$2" \
         >"$WORK/server.log" 2>&1 &
     SERVER=$!
     kmod_wait_server $SERVER
@@ -144,6 +146,25 @@ for auth in mac crc; do
     kill $SERVER 2>/dev/null
     wait $SERVER 2>/dev/null
 done
+
+# On a mesh a peer's frames may come in by another interface than the endpoint's go out
+# to it: a PING that came in by the server's second interface (which never sent to the
+# pinger) is answered by the kernel all the same, where the server's frames to the
+# pinger go (kping listens there). Before, the kernel left it to the (awake) process.
+ip link add ${n}va2 type veth peer name ${n}vb2
+ip link set ${n}va2 netns ${n}a
+ip link set ${n}vb2 netns ${n}b
+ip -n ${n}a link set ${n}va2 up
+ip -n ${n}b link set ${n}vb2 up
+export PME_AUTH=mac PME_JOB_SECRET_FILE=$WORK/secret
+serve kernel 4000 "${n}vb,${n}vb2"
+out=$(ip netns exec ${n}a env PME_AUTH=mac PME_JOB_SECRET_FILE="$WORK/secret.root" \
+    "$KPING" ${n}va "$(cat "$WORK/addr")" --via ${n}va2) && rc=0 || rc=$?
+echo "$out"
+check "a PING in by the endpoint's other interface gets the kernel's PONG where its frames go (exit $rc)" \
+    [ "$rc" = 0 ]
+kill $SERVER 2>/dev/null
+wait $SERVER 2>/dev/null
 unset PME_AUTH PME_JOB_SECRET_FILE
 
 ip netns del ${n}a
