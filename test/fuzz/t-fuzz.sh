@@ -5,7 +5,7 @@
 # clang's libFuzzer, AddressSanitizer and UBSan. Every input that ever crashed them is
 # kept under test/fuzz/regress/ and replayed first.
 #   PME_FUZZ_SECONDS   time per fuzzer (default 20; 300 in the full tier, PME_TEST_FULL=1)
-# pme-test: tier=default cpu=100 time=90
+# pme-test: tier=default cpu=90 time=91
 set -euo pipefail
 src=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 out=${builddir:-$PWD}/fuzz

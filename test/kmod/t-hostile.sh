@@ -10,7 +10,7 @@
 # of an unknown rendezvous) are dropped and counted under their reason or passed whole
 # to pme_core, never written into the armed buffer, and the endpoint still works; a
 # file closed with frames queued and its rings still mapped is harmless.
-# pme-test: tier=default cpu=130 time=35
+# pme-test: tier=default cpu=80 time=47
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

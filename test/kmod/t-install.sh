@@ -3,7 +3,7 @@
 # that stands on its own and builds warning-free with W=1, `dkms build` and
 # `dkms install` put pme.ko where modprobe finds it, modprobe loads it, and the udev
 # rule gives /dev/pme to group pme with mode 0660.
-# pme-test: tier=default cpu=130 time=30
+# pme-test: tier=default cpu=70 time=70
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

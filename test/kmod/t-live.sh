@@ -14,7 +14,7 @@
 #  - a PING that comes in by the endpoint's other interface, which never sent to the
 #    pinger (a mesh), is answered by the kernel where the endpoint's frames to it go.
 # Unprivileged users of group pme run the endpoints; kping (root) forges.
-# pme-test: tier=default cpu=130 time=35
+# pme-test: tier=default cpu=80 time=87
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

@@ -9,7 +9,7 @@
 # max_ring_kb bounds the rings; user_ring_mb bounds one user's rings together, with an
 # error that names it; rings are charged to the memory cgroup of the process that binds
 # (one that does not fit its memory.max is refused with an error that says so).
-# pme-test: tier=default cpu=130 time=42
+# pme-test: tier=default cpu=80 time=75
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

@@ -9,7 +9,7 @@
 #
 # MPICH with ch4:pme comes from PME_MPICH_PREBUILT, else maint/build-mpich (as
 # test/mpi/lib.sh finds it); the programs are compiled on the host, where it is fast.
-# pme-test: tier=default cpu=130 time=60 needs=mpich
+# pme-test: tier=default cpu=140 time=57 needs=mpich
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

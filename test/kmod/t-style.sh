@@ -6,7 +6,7 @@
 # spell it __attribute__((packed)) as the kernel's own uapi headers do; that one check
 # is waived for them. Runs on the host: checkpatch.pl comes from Debian's linux-source
 # package (maint/deps.sh kmod), extracted once into the build directory.
-# pme-test: tier=default cpu=100 time=25 timeout=300
+# pme-test: tier=default cpu=110 time=18 timeout=300
 set -u
 . "$srcdir/test/kmod/lib.sh"
 

@@ -5,7 +5,7 @@
 # one interface reach each other; a client killed in the middle of a stream leaves
 # nothing behind; an interface that goes down or away fails its endpoints' sends with
 # ENETDOWN and ENODEV, poll reports the latter, and deleting it does not wait on us.
-# pme-test: tier=default cpu=130 time=50
+# pme-test: tier=default cpu=120 time=59
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

@@ -3,7 +3,7 @@
 # command runs as an unprivileged user with --user, the guest's writes stay in the
 # guest, a warning in the guest's kernel log fails a run that would otherwise pass, and
 # a guest that runs too long is stopped with status 124.
-# pme-test: tier=default cpu=130 time=50
+# pme-test: tier=default cpu=80 time=49
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

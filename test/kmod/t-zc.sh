@@ -8,7 +8,7 @@
 # zero-copy stream, leaves no page pinned; rmmod is refused while an endpoint is open.
 # The guest's kernel log stays clean (maint/vm checks it), and every page pinned is
 # unpinned (the kernel's own nr_foll_pin_acquired and _released counts agree).
-# pme-test: tier=default cpu=130 time=40
+# pme-test: tier=default cpu=80 time=61
 set -u
 . "$srcdir/test/kmod/lib.sh"
 kmod_need_root

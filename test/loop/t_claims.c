@@ -14,7 +14,7 @@
  *      PME_EP_ID, with one note on its standard error.
  * Runs in a private PME_RUNTIME_DIR.
  *
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=40 time=1
  */
 #include <errno.h>
 #include <fcntl.h>

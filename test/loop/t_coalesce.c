@@ -15,7 +15,7 @@
  *   - idle: a deferred message leaves when the caller only idles (pme_ep_idle), when
  *     it asks for it (pme_send_waiting, what the netmod calls after its handlers), and
  *     when it stops calling PME altogether (the liveness helper).
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
  * a had sent every byte of them, and the two directions of an exchange would take
  * turns instead of sharing the link (MPI's bidirectional bandwidth was that of one
  * direction). Every message arrives intact and each send completes once.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=90 time=1
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  *      published counters, and warns once, naming the directory (another user could
  *      make /dev/shm/pme-<uid> before our first job, and we could not remove it).
  * The endpoint id claims are t_claims.c's. Runs in a private PME_RUNTIME_DIR.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=90 time=1
  */
 #include <errno.h>
 #include <stdbool.h>

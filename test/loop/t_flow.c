@@ -7,7 +7,7 @@
  * STOP/GO: when rendezvous offers fill the receive pool, the receiver answers STOP and
  * discards; once it answers the offers it sends GO; every message still arrives, once
  * and in order.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=110 time=1
  */
 #include <stdio.h>
 #include <string.h>

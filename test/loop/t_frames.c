@@ -11,7 +11,7 @@
  *   - CRC mode (PME_AUTH=crc): a corrupt frame is dropped.
  * The control cases (a proper HELLO from a job member is answered, a proper frame is
  * delivered) show that the drops are not an accident.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=90 time=1
  */
 #include <arpa/inet.h>
 #include <endian.h>

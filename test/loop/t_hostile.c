@@ -16,7 +16,7 @@
  *   6. a peer that computes (our data stays unacknowledged: its ring is full) but whose
  *      kernel answers PINGs is probed beside the retransmissions and stays alive for
  *      three peer timeouts, then takes up the exchange again.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
 #include <endian.h>

@@ -14,7 +14,7 @@
  * pme_info runs as a separate program under `timeout`, as a user would run it.
  * Runs in a private PME_RUNTIME_DIR.
  *
- * pme-test: tier=default cpu=100 time=3
+ * pme-test: tier=default cpu=70 time=1
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
  *   4. a receiver that goes to sleep acknowledges first: a delayed ACK waits for a reply
  *      to carry it, and a sleeper sends none (its timer, stretched to the scheduler
  *      tick, outlived the sender's retransmission timeout).
- * pme-test: tier=default cpu=100 time=3
+ * pme-test: tier=default cpu=40 time=2
  */
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  *   1. the sender has frames in flight to a dead receiver;
  *   2. the sender waits for the answer to a rendezvous offer that will never come;
  *   3. the receiver accepted a rendezvous and the sender dies mid-stream.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <stdio.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  *   rma      one-sided accumulates of several frames each while the rail that carries
  *            them goes down: the target combines each exactly once.
  * Every fault is deterministic (seeded loop wires); only the rails' timers are clocks.
- * pme-test: tier=default cpu=100 time=3
+ * pme-test: tier=default cpu=100 time=2
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
  *               queued before its HELLO_ACK and the later ones, with PME_ERR_NOTSUP;
  *   peer_dies   the locks of a peer that died are released to the next in line;
  *   crossing    two processes each get thousands of words from the other at once.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
 #include <endian.h>

@@ -8,7 +8,7 @@
  * And the round trip is measured in a stream that never fills its window (the
  * estimate is what keeps the retransmission timer above the time acknowledgements
  * spend queued behind data on a loaded link; such a stream had none).
- * pme-test: tier=default cpu=100 time=8
+ * pme-test: tier=default cpu=100 time=5
  */
 #include <stdio.h>
 #include <stdlib.h>

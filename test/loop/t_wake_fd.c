@@ -7,7 +7,7 @@
  *      sleep counts as one; the control: without it, the same sleep runs to its bound;
  *   3. pme_wait (a wait inside PME, whose loop does not drain the caller's descriptor)
  *      does not watch it, and a descriptor taken back (-1) is not watched either.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=30 time=1
  */
 #include <fcntl.h>
 #include <stdio.h>

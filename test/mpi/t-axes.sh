@@ -6,7 +6,7 @@
 # pme_axes_colls must show it taken; with the default ranges and two ranks per node (the
 # path then serves MPICH's node leaders); with the path switched off by its CVARs (the
 # counter stays 0); and on a switch, where it must stay off.
-# pme-test: tier=default cpu=180 time=45 needs=mpich
+# pme-test: tier=default cpu=160 time=41 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

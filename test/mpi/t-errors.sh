@@ -6,13 +6,14 @@
 #   3. no CAP_NET_RAW (the ranks run as root without it: setpriv --bounding-set=-net_raw);
 #   4. a peer that dies (SIGKILL): the survivors get an MPI error naming the dead rank
 #      within PME_PEER_TIMEOUT_MS (2000 ms here), and each says so on stderr itself;
-#   5. a job mixing two PME wire versions (one rank publishes a business card of version
-#      3 through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init fails;
+#   5. a job mixing two PME wire versions (one rank publishes a business card of the
+#      next version through the test-only MPIR_CVAR_CH4_PME_TEST_CARD_VERSION): MPI_Init
+#      fails;
 #   6. a job mixing two builds of the netmod that share the wire version (rank 0 publishes
 #      revision 0, as builds from before the revision did, through the test-only
 #      MPIR_CVAR_CH4_PME_TEST_CARD_REVISION): MPI_Init fails instead of hanging later.
 # Runs on a 4-node virtual cluster, one rank per node (so that every pair talks over PME).
-# pme-test: tier=default cpu=100 time=15 needs=mpich
+# pme-test: tier=default cpu=80 time=11 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root
@@ -108,11 +109,13 @@ for r in 0 1 3; do
 done
 verdict "peer death" $ok "(${secs}s): $(grep -m1 '^rank 0:' "$out" | cut -c1-200)"
 
-# 5. two PME versions in one job
+# 5. two PME versions in one job: rank 0 poses as the next version
+wire=$(sed -n 's/^#define PME_WIRE_VERSION \([0-9]*\).*/\1/p' "$pme_repo/src/pme_core/pme_wire.h")
+[ -n "$wire" ] || pme_fail "no PME_WIRE_VERSION in src/pme_core/pme_wire.h"
 expect_failure "mixed PME versions" \
-    'rank 1 runs another PME version (wire version pme2) than rank 0 (wire version pme3)' \
+    "rank 1 runs another PME version (wire version pme$wire) than rank 0 (wire version pme$((wire + 1)))" \
     'run every process of the job with the same PME build' -- \
-    -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_VERSION 3 "$work/whoami" : -n 3 "$work/whoami"
+    -ppn 1 -n 1 -env MPIR_CVAR_CH4_PME_TEST_CARD_VERSION $((wire + 1)) "$work/whoami" : -n 3 "$work/whoami"
 
 # 6. two builds of the netmod on the same wire version
 expect_failure "mixed netmod builds" \

@@ -12,7 +12,7 @@
 # Full tier (PME_TEST_FULL=1): every line of pt2pt, coll and rma under each kind alone,
 # then the whole subset under every kind at once.
 # Every test passes, and the injector's counters show that each kind acted.
-# pme-test: tier=default cpu=180 time=300 timeout=2400 needs=mpich
+# pme-test: tier=default cpu=130 time=150 timeout=2400 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/faults-lib.sh"

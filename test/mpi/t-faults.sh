@@ -5,7 +5,7 @@
 # on different nodes) completes with correct data; the injector's counters show that
 # the faults happened. MPICH's own tests under the same faults: t-faults-suite.sh. The
 # injector's seed is printed (PME_FAULT_SEED=N repeats a run; fixed in the full tier).
-# pme-test: tier=default cpu=150 time=40 needs=mpich
+# pme-test: tier=default cpu=120 time=33 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/faults-lib.sh"

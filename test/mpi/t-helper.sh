@@ -5,7 +5,7 @@
 # their frames and answers their probes. The control: with PME_HELPER=0 the same job
 # fails with the peer-timeout error, so the test can tell the two apart.
 # Runs on a 4-node virtual cluster, one rank per node.
-# pme-test: tier=default cpu=100 time=20 needs=mpich
+# pme-test: tier=default cpu=130 time=21 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

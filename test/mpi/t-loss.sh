@@ -3,7 +3,7 @@
 # before the nodes' packet sockets see them), MPI over ch4:pme still delivers everything: the pt2pt and coll lines of the
 # CI subset pass, and a checked ping-pong from 0 bytes to 4 MiB (eager and rendezvous)
 # completes with correct data while the loss rules really drop frames.
-# pme-test: tier=default cpu=180 time=50 needs=mpich
+# pme-test: tier=default cpu=140 time=54 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

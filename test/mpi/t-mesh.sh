@@ -16,7 +16,7 @@
 # The full tier took 280 s on an idle machine, 535 s at a load of 4 to 7, before the
 # loss runs on ring:4 and torus:2x2x2 and the other groups on torus:2x2x2 added some 140
 # s more, idle, and the other groups on ring:4 and torus:2x2 about 100 s more.
-# pme-test: tier=default cpu=180 time=300 timeout=2400 needs=mpich
+# pme-test: tier=default cpu=140 time=150 timeout=2400 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

@@ -10,7 +10,7 @@
 #             target's progress: the target waits in MPI_Recv, not in a sleep;
 #   idle      4 ranks, 2 per node: the pair is rank 0 and rank 2, the others only take
 #             part in the window's creation and the driver's collectives.
-# pme-test: tier=default cpu=150 time=15 needs=mpich
+# pme-test: tier=default cpu=130 time=14 needs=mpich
 set -u
 # shellcheck source=test/mpi/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

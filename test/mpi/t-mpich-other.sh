@@ -3,7 +3,7 @@
 # datatype, attr, info, init, errhan, topo and rma (test/mpi/ci-tests.txt), on a 4-node
 # virtual cluster. Every test must pass; the exclusion list test/mpi/exclude.txt names
 # known failures with their reasons.
-# pme-test: tier=default cpu=180 time=120 needs=mpich
+# pme-test: tier=default cpu=170 time=72 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

@@ -3,7 +3,7 @@
 # pt2pt and coll (test/mpi/ci-tests.txt), on a 4-node virtual cluster with ranks spread
 # over the nodes (2 per node for 8-rank tests). Every test must pass; the exclusion list
 # test/mpi/exclude.txt names known failures with their reasons.
-# pme-test: tier=default cpu=180 time=130 needs=mpich
+# pme-test: tier=default cpu=150 time=87 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

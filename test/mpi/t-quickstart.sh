@@ -4,7 +4,7 @@
 # examples/cpi and a ping-pong with 8 ranks, 2 per node. Checks what a user would look
 # at: every rank reports the device ch4:pme and PME traffic, cpi prints pi and where its
 # 8 processes ran (4 different nodes), the ping-pong data is intact.
-# pme-test: tier=default cpu=150 time=15 needs=mpich
+# pme-test: tier=default cpu=120 time=11 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

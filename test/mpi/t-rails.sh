@@ -7,7 +7,7 @@
 #   - eth1 of node 1 taken down mid-run: the job finishes, its data checked, and each
 #     node prints one warning that it dropped rail 1;
 #   - 9 lines of MPICH's CI subset that move large messages, on 4 nodes of two NICs each.
-# pme-test: tier=default cpu=180 time=30 needs=mpich
+# pme-test: tier=default cpu=150 time=31 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

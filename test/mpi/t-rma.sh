@@ -16,7 +16,7 @@
 #                       answering for it: the timing check can tell the two apart.
 # Every run also checks that fence, complete and flush_all wait for a get and a fetch
 # issued after the target entered its side of the synchronization (late_answers).
-# pme-test: tier=default cpu=180 time=25 needs=mpich
+# pme-test: tier=default cpu=130 time=23 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

@@ -9,7 +9,7 @@
 #   - MPIR_CVAR_CH4_PME_SHM_WAKE=0: still right, and no doorbell at all;
 #   - PME_WAIT=spin (nobody sleeps): still right, and no doorbell rung.
 # The latency each way is printed for the reader (maint/shmwake-bench measures it).
-# pme-test: tier=default cpu=150 time=10 needs=mpich
+# pme-test: tier=default cpu=80 time=7 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

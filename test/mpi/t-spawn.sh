@@ -6,7 +6,7 @@
 # are two PMI jobs, which authenticate their frames under one secret only when mpiexec
 # gives them one (PME_JOB_SECRET_FILE); without it, the children's MPI_Init fails at once
 # and says so.
-# pme-test: tier=default cpu=150 time=10 needs=mpich
+# pme-test: tier=default cpu=90 time=7 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

@@ -7,7 +7,7 @@
 # a shuffled order (in which MPICH's own order has neighbours up to 3 links apart), and
 # never further in sum than MPICH's order for grids that do not match the torus. On a
 # switch, with no route file, the topology is empty and the order MPICH's.
-# pme-test: tier=default cpu=180 time=25 needs=mpich
+# pme-test: tier=default cpu=120 time=19 needs=mpich
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pme_require_root

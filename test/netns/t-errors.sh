@@ -3,7 +3,7 @@
 # interface that is down, no permission for raw frames (through each raw-frame device,
 # ring and pcap); an endpoint id already taken; a peer that dies in the
 # middle of a run (the survivor fails after PME_PEER_TIMEOUT_MS instead of hanging).
-# pme-test: tier=default cpu=100 time=5
+# pme-test: tier=default cpu=90 time=3
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

@@ -14,7 +14,7 @@
 # The administrator's list is shown to the test's processes alone, in a private mount
 # namespace; the test's user is nobody, its group a free group id: nothing outside the
 # test's namespaces and directory is changed.
-# pme-test: tier=default cpu=100 time=8
+# pme-test: tier=default cpu=130 time=6
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

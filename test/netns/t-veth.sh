@@ -8,7 +8,7 @@
 # Two endpoints on the same interface (processes of one node, as MPI_Comm_spawn's
 # children and their parent) reach each other too: their frames never arrive from the
 # wire, only through the kernel's copy of outgoing frames to packet sockets.
-# pme-test: tier=default cpu=150 time=26
+# pme-test: tier=default cpu=190 time=28
 set -u
 . "$srcdir/test/netns/lib.sh"
 need_root

@@ -7,7 +7,7 @@
  * its node id from it and refuses peers it has no route to, saying why. A route file
  * another user could have written (mode, owner) or a FIFO is refused; pme_route writes
  * its file 0644 under any umask.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=70 time=1
  */
 #include <stdio.h>
 #include <stdlib.h>

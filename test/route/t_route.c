@@ -8,7 +8,7 @@
  * next-hop MAC matching the walk. The route file round-trips through pme_route.h's
  * parser and pme_core's reader (with the topology and every node's coordinates), and
  * bad topologies and route files are refused with messages naming the problem.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=90 time=1
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #   - node 1's data interface down: node 1 is reported as blocked and the exit status
 #     is 1.
 # Root only (namespaces).
-# pme-test: tier=default cpu=50 time=5
+# pme-test: tier=default cpu=40 time=3
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 . "$srcdir/test/mpi/lib.sh"

@@ -11,7 +11,7 @@
 #     CAP_NET_RAW blocks the ring device, and the interface findings still appear;
 #   - an interface that does not exist and a bad option are refused clearly.
 # Root only (namespaces).
-# pme-test: tier=default cpu=50 time=2
+# pme-test: tier=default cpu=40 time=1
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 [ "$(id -u)" = 0 ] || tools_skip "needs root (network namespaces)"

@@ -4,7 +4,7 @@
 # which tshark, given no -X option, decodes frames of pme_core's wire layer
 # (test/tools/pme_frames) as PME and MPI over PME; `make uninstall-wireshark` takes it
 # away again. Runs as any user with tshark installed (as root it installs it).
-# pme-test: tier=default cpu=100 time=2
+# pme-test: tier=default cpu=100 time=1
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 ws_need_frames

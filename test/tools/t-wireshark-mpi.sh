@@ -9,7 +9,7 @@
 # handler's MPIDIG header is decoded (ranks 0 and 1, the program's tag), and the
 # ranks' own tally (pingpong's sizes and iterations) is what the frames show.
 # Root only; MPICH with ch4:pme (PME_MPICH_PREBUILT, see test/mpi/lib.sh).
-# pme-test: tier=default cpu=150 time=10 needs=mpich
+# pme-test: tier=default cpu=90 time=9 needs=mpich
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 . "$srcdir/test/mpi/lib.sh"

@@ -10,7 +10,7 @@
 # sent and received (less only the BYE frames an endpoint sent after its peer had
 # closed), ACK/LOSE/STOP/GO/CREDIT frames sent and received, eager messages and rendezvous
 # offers, and retransmissions (sequenced frames seen twice). Root only.
-# pme-test: tier=default cpu=150 time=25
+# pme-test: tier=default cpu=110 time=20
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 [ "$(id -u)" = 0 ] || tools_skip "needs root (network namespaces, raw frames, capture)"
@@ -34,7 +34,7 @@ declare -A held_fd held_name
 hold_counters() {
     local f="" fd
     for _ in $(seq 500); do
-        f=$(find "$PME_RUNTIME_DIR/pme-$uid" -name "*.$2.*" 2>/dev/null | head -n 1)
+        f=$(find "$PME_RUNTIME_DIR/pme-$uid" -name "[0-9]*.$2.*" 2>/dev/null | head -n 1) # (not claim.*)
         [ -n "$f" ] && break
         sleep 0.01
     done

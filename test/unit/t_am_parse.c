@@ -14,7 +14,7 @@
  *   - unknown handler ids and kinds: refused;
  *   - an empty MPIDIG header (the netmod's header alone): accepted, all zeros;
  *   - valid headers, short and long: fields decoded, bytes intact, long ones in place.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=130 time=1
  */
 #include <stdint.h>
 #include <stdio.h>

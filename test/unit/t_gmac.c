@@ -5,7 +5,7 @@
  * every length PME could use and additional data gathered from random pieces (lengths
  * up to 12000 bytes, so that the wide path's 256-byte groups meet every tail and
  * straddle); a one-bit change anywhere changes the tag.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=100 time=1
  */
 #include <stdio.h>
 #include <stdlib.h>

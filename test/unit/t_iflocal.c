@@ -5,7 +5,7 @@
  * have no PCI device, so no network of a test can show this. The MACs and the calling
  * thread's cores come from the test (iflocal.h's seam), the topology through
  * HWLOC_XMLFILE and iflocal's own loader.
- * pme-test: tier=default cpu=100 time=1
+ * pme-test: tier=default cpu=130 time=1
  */
 #include <hwloc.h>
 #include <stdio.h>

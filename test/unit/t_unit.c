@@ -3,7 +3,7 @@
  * checking frames (MAC and CRC), the replay window, CRC32C, sequence arithmetic across
  * wrap-around, credit arithmetic, the handle table, iovec cursors, tunables from the
  * environment (the job secret file among them) and address strings.
- * pme-test: tier=default cpu=100 time=2
+ * pme-test: tier=default cpu=70 time=1
  */
 #include <arpa/inet.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 # separately; `down` finishes a damaged or half-made cluster; `down --all` removes every
 # cluster of a state directory; options reach the kernel (MTU, rate, fractional loss).
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=15
+# pme-test: tier=default cpu=40 time=24
 . "$(dirname "$0")/lib.sh"
 vc_init vtc
 

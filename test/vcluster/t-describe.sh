@@ -10,7 +10,7 @@
 # (jq filters are in single quotes:)
 # shellcheck disable=SC2016
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=2
+# pme-test: tier=default cpu=30 time=8
 . "$(dirname "$0")/lib.sh"
 vc_pkgs jq:jq
 vc_parts_init

@@ -10,7 +10,7 @@
 # "test && test || fail" is these tests' idiom for checks:
 # shellcheck disable=SC2015
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=150 time=26
+# pme-test: tier=default cpu=170 time=22
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/vcluster/faults-lib.sh
 . "$(dirname "$0")/faults-lib.sh"

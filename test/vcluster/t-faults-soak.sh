@@ -8,7 +8,7 @@
 # "test && test || fail" is these tests' idiom for checks:
 # shellcheck disable=SC2015
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=180 time=50
+# pme-test: tier=default cpu=40 time=51
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/vcluster/faults-lib.sh
 . "$(dirname "$0")/faults-lib.sh"

@@ -8,7 +8,7 @@
 # launcher and interface a caller did not give, and refuses an mpiexec that is not
 # hydra's.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=1
+# pme-test: tier=default cpu=60 time=1
 . "$(dirname "$0")/lib.sh"
 vc_parts_init
 n=vl$(($$ % 100000))

@@ -5,7 +5,7 @@
 # (resolution 0.001%); bad values exit 2 and say why; the link ends that shaping treats
 # are both ends of every data link (a switch's ports included).
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=1
+# pme-test: tier=default cpu=40 time=1
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=maint/lib/vcluster/base.sh
 . "$VC_SRCDIR/maint/lib/vcluster/base.sh"

@@ -4,7 +4,7 @@
 # percentages work (--loss 0.5 loses 0.25% to 0.75%); and with no --loss nothing is lost,
 # so the losses measured are the rule's and not the probe's.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=100 time=8
+# pme-test: tier=default cpu=30 time=7
 . "$(dirname "$0")/lib.sh"
 vc_init vtl
 FRAMES=20000

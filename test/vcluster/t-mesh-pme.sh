@@ -14,7 +14,7 @@
 # taken down during a stream, at the sender's end or the far end, fails the sender within
 # seconds (PME_LINK_DOWN_MS), with a message naming both nodes, the interface and its state.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=150 time=30
+# pme-test: tier=default cpu=70 time=35
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=test/vcluster/faults-lib.sh
 . "$(dirname "$0")/faults-lib.sh"

@@ -10,7 +10,7 @@
 #     -launcher-exec, -iface), whose proxies call back to the management address;
 #   - a plain mpiexec after sourcing the cluster's env file.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=150 time=40
+# pme-test: tier=default cpu=30 time=44
 . "$(dirname "$0")/lib.sh"
 vc_init vtm
 vc_pkgs mpiexec.mpich:mpich mpicc.mpich:libmpich-dev

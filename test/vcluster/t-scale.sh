@@ -3,7 +3,7 @@
 # one of its 64 data links carries raw frames between exactly the right neighbours, and
 # `down` tears it all down cleanly.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=100 time=13
+# pme-test: tier=default cpu=80 time=10
 . "$(dirname "$0")/lib.sh"
 vc_init vts16
 t0=$(date +%s%N)

@@ -7,7 +7,7 @@
 # MACs (as documented, and all distinct on a cluster of 250 nodes with 8 rails); the
 # --data-ip addresses (a /31 per link, a /24 per rail); the cluster's namespaces.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=2
+# pme-test: tier=default cpu=40 time=2
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=maint/lib/vcluster/base.sh
 . "$VC_SRCDIR/maint/lib/vcluster/base.sh"

@@ -3,6 +3,6 @@
 # bridges r0 and r1; raw frames reach exactly the other nodes of the same rail; the
 # management network reaches every node; down leaves nothing behind.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=6
+# pme-test: tier=default cpu=40 time=9
 . "$(dirname "$0")/lib.sh"
 vc_topology_test vts --nodes 4 --topology switch --nics 2

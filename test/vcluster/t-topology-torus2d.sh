@@ -4,6 +4,6 @@
 # links. Raw frames reach exactly the described neighbour interface; the management
 # network reaches every node; down leaves nothing behind.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=6
+# pme-test: tier=default cpu=40 time=11
 . "$(dirname "$0")/lib.sh"
 vc_topology_test vt2d --topology torus:2x2

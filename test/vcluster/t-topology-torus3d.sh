@@ -3,6 +3,6 @@
 # reach exactly the described neighbour interface; the management network reaches every
 # node; down leaves nothing behind.
 # shellcheck source=test/vcluster/lib.sh
-# pme-test: tier=default cpu=50 time=8
+# pme-test: tier=default cpu=40 time=18
 . "$(dirname "$0")/lib.sh"
 vc_topology_test vt3d --nodes 8 --topology torus:2x2x2
