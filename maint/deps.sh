@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # deps.sh - the Debian packages PME's build, tests and demos need, installed on demand.
 # Sourced by maint scripts:  . maint/deps.sh; pme_deps build test
 #

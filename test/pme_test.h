@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pme_test.h - what every pme_core test program shares: checks that stop the test with
  * the place and the values, and helpers to drive loop-device endpoints.

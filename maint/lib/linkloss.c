@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* linkloss - drop a given share of the frames arriving on an interface, before anything
  * on the host sees them: test infrastructure for maint/vcluster --loss, maint/wire-bench
  * and the loss tests.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # linkloss.sh - linkloss_tool TOP: LINKLOSS = the linkloss program of the tree at TOP
 # (maint/lib/linkloss.c: random loss before anything on the host sees a frame, packet

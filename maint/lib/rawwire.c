@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rawwire.c - the wire's own limits, measured beside PME in the same run.
  *

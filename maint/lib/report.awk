@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # report.awk - markdown tables of summary.csv (see summarize.awk), one per scenario and
 # benchmark, in the order of the file.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # summarize.awk - medians of maint/bench's raw results, A against B.
 #
 #   awk -F, -f summarize.awk raw.csv > summary.csv

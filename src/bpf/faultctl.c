@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_faultctl - load, set and read the PME fault injector (pme_faults.bpf.c) on one
  * interface of the current network namespace. maint/faults is the user interface; this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * faultline.c - the fault injector's delay line (see pme_faults.h): the process that
  * holds the frames the program hands over and sends each at its departure time.

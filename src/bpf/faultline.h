@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * faultline.h - the fault injector's delay line (faultline.c): run it for the program
  * attached to an interface, until that program goes.

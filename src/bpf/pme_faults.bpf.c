@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * pme_faults - seeded faults on PME's frames at the TC egress hook of an interface:
  * drop, duplicate, corrupt one bit, delay, reorder, each with its own probability.
@@ -210,4 +210,4 @@ int pme_faults(struct __sk_buff *skb)
 	return schedule(skb, cfg, st, frame);
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+char LICENSE[] SEC("license") = "GPL";

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /*
  * pme_faults.h - what the fault injector (pme_faults.bpf.c) and its control program
  * (faultctl.c and faultline.c, run by maint/faults) share: the maps' names and their

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * pme_fwd - PME's mesh forwarder at the TC ingress hook of each data interface of a
  * node (pme_route installs it). A PME frame of wire version 2 or later whose dst_node
@@ -107,4 +107,4 @@ int pme_fwd(struct __sk_buff *skb)
 	return bpf_redirect(r->ifindex, 0);
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+char LICENSE[] SEC("license") = "GPL";

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /*
  * pme_fwd.h - what the mesh forwarder (pme_fwd.bpf.c) and pme_route share besides
  * pme_route.h's table entries: the maps' names and the counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * tc_hook.c - see tc_hook.h. Classic TC filters through libbpf's netlink calls, which
  * work on every kernel with clsact (Linux 4.5 on); the attached program keeps its maps

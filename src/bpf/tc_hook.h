@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_hook.h - attach a BPF program to an interface's TC hook (clsact, direct action)
  * and find it, and its maps, again later from another process. Used by the tools that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * api.c - the public entry points that touch an open endpoint's state. Each takes the
  * endpoint's lock (eplock.h: free unless a liveness helper runs) and hands the work to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * api_rma.c - the public entry points of one-sided communication (pme.h). Each takes
  * the endpoint's lock (eplock.h), turns its arguments into the request's sub-header,

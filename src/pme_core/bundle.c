@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * bundle.c - writing and checking the records of a bundle (bundle.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bundle.h - the records of a bundle (pme_wire.h: a pme_wire_bundle, then records, each
  * a pme_wire_rec and its bytes, each record's bytes at a multiple of PME_BUNDLE_ALIGN).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* cache.c - see cache.h. A 16-byte prefix before each buffer names its class. */
 #include "cache.h"
 

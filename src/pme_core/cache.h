@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cache.h - recycled buffers for the per-message allocations of the eager path.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* claim.c - see claim.h. */
 #include "claim.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * claim.h - endpoint ids are claimed per interface for as long as the process lives.
  *

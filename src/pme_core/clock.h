@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* clock.h - the monotonic clock every timer in pme_core reads. */
 #ifndef PME_CLOCK_H
 #define PME_CLOCK_H

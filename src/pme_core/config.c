@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * config.c - the tunables, their defaults and their PME_* environment variables.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * counters.c - claiming an endpoint id (claim.h) and publishing counters for pme_info
  * (counters_shm.h), both in the user's own directory when there is one.

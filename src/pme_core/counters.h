@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * counters.h - layer 5: the endpoint's id claim and its published counters (the file
  * pme_info reads; layout in counters_shm.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * counters_shm.h - the layout of an endpoint's counter file, which pme_info reads.
  *

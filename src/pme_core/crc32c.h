@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* crc32c.h - CRC32C (Castagnoli), in hardware where the CPU has it. */
 #ifndef PME_CRC32C_H
 #define PME_CRC32C_H

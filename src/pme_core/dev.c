@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* dev.c - choosing a device by name, or the best one this process may use ("auto"). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dev.h - the device ops table: how pme_core reaches a wire.
  *

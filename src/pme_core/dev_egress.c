@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_egress.c - may frames skip an interface's egress path (PACKET_QDISC_BYPASS)?
  *

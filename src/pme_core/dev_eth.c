@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* dev_eth.c - the parts the libpcap and packet-ring devices share (see dev_eth.h). */
 #include <errno.h>
 #include <grp.h>

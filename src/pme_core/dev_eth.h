@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dev_eth.h - what the two raw-frame devices (libpcap's and the packet ring) share:
  * checking the interface, the kernel-side frame filter, gathered sends and the

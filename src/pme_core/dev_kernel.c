@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_kernel.c - the kernel device: PME's own driver (kmod/, /dev/pme) gives each
  * endpoint a receive ring and a send ring mapped into the process, so a job needs

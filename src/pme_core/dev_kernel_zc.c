@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_kernel_zc.c - the kernel device's zero copy (pme.ko, see kmod/pme_zc.c).
  *

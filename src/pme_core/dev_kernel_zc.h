@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dev_kernel_zc.h - the kernel device's zero copy: the buffers it sends from and the
  * rendezvous receives it armed, and the driver's calls for them (pme_ioctl.h).

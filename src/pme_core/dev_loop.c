@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_loop.c - an in-process wire for tests, with deterministic faults.
  *

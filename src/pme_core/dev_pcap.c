@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_pcap.c - raw frames from user space through libpcap.
  *

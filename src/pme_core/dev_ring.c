@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_ring.c - raw frames through a packet ring that PME maps and reads itself.
  *

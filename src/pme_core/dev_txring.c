@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_txring.c - sending through a packet TX ring (PACKET_TX_RING) past the interface's
  * queueing discipline (PACKET_QDISC_BYPASS).

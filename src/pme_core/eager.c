@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * eager.c - eager messages: copied at the sender into a queue item (so the send
  * completes at once), sent as DATA fragments on the peer's eager credit, assembled at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ep.c - endpoints: opening (the device, the endpoint's identity on the wire, its keys)
  * and closing, and what does not change while one is open.

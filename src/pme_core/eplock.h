@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eplock.h - the endpoint's lock, taken by every public entry point while a liveness
  * helper thread exists (helper.c) and by the helper for each of its passes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* errors.c - status texts, the endpoint's last error, and randomness, for every layer. */
 #include <stdarg.h>
 #include <stdio.h>

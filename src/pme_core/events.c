@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * events.c - the endpoint's event queue: what progress hands to the caller.
  */

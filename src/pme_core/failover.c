@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * failover.c - a rail that died. A rail whose interface went down while the peer owed
  * us an answer on it for PME_LINK_DOWN_MS, or that went unanswered for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* gmac.c - see gmac.h. */
 #include "gmac.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gmac.h - GMAC: AES-128-GCM with an empty plaintext, the keyed MAC of PME frames.
  *

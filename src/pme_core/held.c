@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* held.c - see held.h. */
 #include "held.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * held.h - the receiver's half of selective retransmission: the frames of a rail that
  * arrived after a gap, copied and kept until the gap fills, so that the sender resends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * helper.c - the liveness helper: a thread that answers for the endpoint while its
  * caller computes outside PME.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* idxvec.h - a growable vector of peer indices (timer list, dirty list, suspects). */
 #ifndef PME_IDXVEC_H
 #define PME_IDXVEC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * iflist.c - the interfaces an endpoint spans, from PME_IFACE's form: names and shell
  * patterns separated by commas ("eth1", "xp,xm,yp,ym", "x*,y*"), or by default every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * iflist.h - interface lists ("eth1", "xp,xm", "x*,y*"): expanding one into names, and
  * joining names back into one.

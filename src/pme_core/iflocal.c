@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * iflocal.c - which cores a NIC is near, as hwloc sees the machine: the NIC's PCI
  * device hangs below a package or NUMA node, and the cores of that object are near it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * iflocal.h - iflocal.c's answer for a topology the caller loaded, with the two things it
  * asks the running system (an interface's MAC, the calling thread's cores) answered by

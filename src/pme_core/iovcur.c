@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * iovcur.c - walking a caller's iovec by byte offset.
  *

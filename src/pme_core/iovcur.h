@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iovcur.h - an iovec walked front to back with a remembered position. */
 #ifndef PME_IOVCUR_H
 #define PME_IOVCUR_H

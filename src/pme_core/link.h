@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * link.h - layer 3: peers and the reliable channel to each (Go-Back-N of PM/Ethernet's
  * Appendix B, with ACK, LOSE, STOP and GO; eager credit; retransmission and liveness).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * link_ctrl.c - unsequenced control frames (ACK, LOSE, STOP, GO, CREDIT, CREDIT_REQ,
  * HELLO and HELLO_ACK, PING and PONG, BYE) and the state that rides on every frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * link_rx.c - the receiving half: every frame is judged by the wire layer first
  * (addressing, job, length, MAC or CRC) and changes nothing until it passed; then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * link_tx.c - the sending half of Go-Back-N for PM, one channel per rail.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * msg.c - what the message layer does for the link (its upcalls), and the choice
  * between the eager and the rendezvous protocol for a send.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * msg.h - layer 4: messages over the link. Eager messages are copied into the send
  * queue and assembled into a receive-pool buffer; larger ones are offered (RTS), placed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * node_routes.c - reading this node's route file (pme_route.h's text form) for an endpoint.
  * The file is written by pme_route, once per boot; a mistake in it would send frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * node_routes.h - this node's route file (the text form pme_route writes, pme_route.h), as
  * an endpoint uses it: its node id, its data interfaces, and for each destination node

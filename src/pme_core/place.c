@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * place.c - where nodes sit on a ring or torus, as this node's route file says
  * (node_routes.c reads its "topology" and "coords" lines): the queries MPI uses to place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pme.h - the public interface of PME's transport (pme_core).
  *

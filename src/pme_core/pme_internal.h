@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pme_internal.h - the data of pme_core: the endpoint and what hangs off it. Not
  * installed.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note OR BSD-3-Clause */
 /*
  * pme_ioctl.h - the contract between PME's kernel driver (kmod/, /dev/pme) and the
  * processes that use it (src/pme_core/dev_kernel.c): ioctls, the layout of the mapped

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note OR BSD-3-Clause */
 /*
  * pme_route.h - PME's routes: how one node reaches every other node of a mesh (ring or
  * torus) or switched network. One definition for everyone who sends or forwards PME

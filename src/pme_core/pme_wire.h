@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note OR BSD-3-Clause */
 /*
  * pme_wire.h - PME's frame format. One definition for the user-space transport
  * (src/pme_core) and the kernel driver (kmod/), so it uses only <linux/types.h> and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pool.c - the endpoint's receive budget and the eager credit drawn from it.
  *

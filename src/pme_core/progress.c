@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * progress.c - one progress pass: what the device brought, what the timers made due,
  * what became sendable. Waiting for progress is wait.c's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * progress.h - layer 5: progress passes, waiting, and the liveness helper.
  */

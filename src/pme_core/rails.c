@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rails.c - which rail carries what (the Network Trunking of the PM/Ethernet thesis,
  * ch. 6, with an ordering rule instead of an ordering queue).

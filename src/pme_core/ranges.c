@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ranges.c - see ranges.h. A stream that arrives in order is one range that grows at
  * its end (the first test below); striped streams have a range per rail in flight and

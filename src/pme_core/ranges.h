@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ranges.h - a set of byte ranges [lo, hi), kept sorted and merged: what of a
  * rendezvous stream has landed when its fragments come in any order (striped over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rma.h - layer 4: one-sided communication. The target side acts on requests when they
  * arrive (rma_target.c), on windows it exposes and locks (rma_win.c); the origin side

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_acc.c - see rma_acc.h. Elements are read and written through memcpy: a window's
  * offsets need not be aligned for the type. Integer sums and products are computed in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rma_acc.h - the arithmetic of one-sided accumulates: combining elements of one of
  * pme_wire.h's types (PME_DT_*) with one of its operations (PME_AOP_*), as MPI's

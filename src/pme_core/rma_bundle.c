@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_bundle.c - one-sided requests and answers to one peer, coalesced. A loop of small
  * puts or gets followed by a flush made one frame per operation, each with its system

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_bundle_in.c - bundles of one-sided requests and answers from a peer (pme_wire.h,
  * PME_RMA_BUNDLE; rma_bundle.c makes them): every record is checked before any is acted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_item.c - the queue items that carry one-sided requests and answers. An item holds
  * the sub-header of its first frame and a cursor over its payload; the link rebuilds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_origin.c - the origin of one-sided communication: requests go out as queue items
  * of the peer's link, in order with everything else sent to it; each is counted in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_target.c - the target of one-sided communication: requests are judged and acted
  * on as they arrive, by whoever runs the progress pass (the caller, or the liveness

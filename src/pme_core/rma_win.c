@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_win.c - the windows this endpoint exposes, and the lock of each.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rndv.c - the zero-copy rendezvous: RTS, the receiver's late choice of buffer, CTS,
  * and data placed at its offset.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rndv_zc.c - zero copy for rendezvous data, where the device offers it (the kernel
  * device, pme.ko, see dev.h's zc_* operations): the sender's frames go from its buffer's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rto.c - arming the link's timers: each rail's retransmission timeout (Appendix B, S2,
  * with the round trip measured as TCP does) and delayed ACK, and the peer's keepalive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* seq.h - 32-bit sequence and counter arithmetic that survives wrap-around. */
 #ifndef PME_SEQ_H
 #define PME_SEQ_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* slots.c - handle tables for rendezvous requests on both sides. */
 #include "slots.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slots.h - a table of pointers named by 32-bit handles that go stale on reuse.
  *

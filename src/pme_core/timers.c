@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * timers.c - firing the link's timers (rto.c arms them): retransmission after a loss
  * (Go back N, on each rail), delayed ACKs, keepalive probes, the verdict that a rail is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * wait.c - waiting for progress: the seeds' Interrupt Reaping in user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * wire.h - the wire layer: everything that knows how a PME frame's bytes are laid out,
  * checked and sealed, in one place. It knows nothing of peers, queues or endpoints: it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check.c - pme_info --check: the order of the checks and the verdict. Reads only:
  * every finding names the command that would change it, and nothing is run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check.h - pme_info --check: what stands between this host and PME, found without
  * changing anything. Each part (interfaces, NIC tuning, permissions, other nodes) adds

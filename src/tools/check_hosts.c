@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check_hosts.c - pme_info --check --hostfile: the same check on every host of an MPI
  * hostfile, run there through ssh (or the launcher hydra uses, HYDRA_LAUNCHER_EXEC, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check_iface.c - pme_info --check: the interfaces, read through ioctls, the routing
  * tables and the ethtool ioctl (none of which needs privilege), and whether PME may

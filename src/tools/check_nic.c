@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check_nic.c - pme_info --check: the NIC settings that low-latency MPI tuning guides
  * look at: interrupt coalescing, receive/segmentation offloads, where the NIC's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check_perm.c - pme_info --check: may this user open PME's device? The ring and pcap
  * devices need CAP_NET_RAW, which the ring device can also borrow from the broker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * check_say.c - how pme_info --check reports one finding: its level, what was found,
  * why it matters and the command that would change it; the report counts warnings and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kmod_counters.c - pme.ko's counters for pme_info. The totals are one file each in
  * /sys/class/misc/pme/counters/; each endpoint is one line of /proc/driver/pme, whose

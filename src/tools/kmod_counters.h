@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kmod_counters.h - what pme.ko (/dev/pme) counts, as pme_info shows it beside PME's own
  * counters: the module's totals (sysfs) and each endpoint's (/proc/driver/pme).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_info - what PME can use here and what its endpoints are doing.
  *

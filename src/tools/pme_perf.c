@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_perf - transport latency and bandwidth between two PME endpoints.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_rawsock - hands a PME process the packet socket it may not open itself.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_route - PME's routes on a mesh: compute them from a topology, install them on a
  * node (its route file, and the in-kernel forwarder on its data interfaces), show

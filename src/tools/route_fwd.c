@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * route_fwd.c - route_fwd.h with libbpf. One forwarder program per node, attached to
  * the TC ingress hook of each of its data interfaces, with one route map: the tools

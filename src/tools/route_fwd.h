@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * route_fwd.h - the mesh forwarder (src/bpf/pme_fwd.bpf.c) on a node's data
  * interfaces: loaded from the node's route file, shown, removed. When pme_route is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * route_nofwd.c - route_fwd.h for a pme_route built without BPF support: the route
  * file works, the forwarder does not.

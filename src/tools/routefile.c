@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * routefile.c - see routefile.h. Every line must parse; a route must leave on one of
  * the listed interfaces and name each destination once, and the file must say which

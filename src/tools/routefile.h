@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routefile.h - a node's route file (pme_route.h's text form) read back whole, for the
  * tools that load or show it.

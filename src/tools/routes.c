@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * routes.c - see routes.h; pme_route.h says why these routes cannot loop.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routes.h - the routes of one node of a topology (topology.h), computed as
  * pme_route.h describes: dimension order with the shorter way round in each dimension

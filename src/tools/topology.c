@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * topology.c - read a network of PME nodes (see topology.h for the two forms) and
  * check that it is one pme_route can route: links are collected first and joined up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topology.h - a network of PME nodes as pme_route sees it: nodes, their data
  * interfaces, and what each interface is cabled to. Read from either of two forms:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # lib.sh - what the maint/bench tests share (sourced by test/bench/t-*.sh): top (the
 # source tree), fail, say, and tmp, a scratch directory removed at exit.

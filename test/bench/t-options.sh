@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # maint/bench's command line, without root and without running anything: the settings
 # and scenarios each mode gives (maint/lib/bench/options.sh and scenarios.sh, called
 # directly: the defaults, --quick, --full, a custom scenario whose --bench list becomes

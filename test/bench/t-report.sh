@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # maint/bench's report from canned measurements (test/bench/canned: one quick scenario,
 # 3 repetitions, PME (A) and TCP (B), pingpong at 8 B, bw at 1 MiB, halo3d at edges 4
 # and 16; one B bw result failed to verify; one B run hung in MPI_Finalize), through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * fuzz_am.c - libFuzzer target for the netmod's reading of its own header and the
  * MPIDIG header behind it (src/mpid/ch4/netmod/pme/pme_am_wire.h): whatever arrives,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_common.h - what the frame fuzzer (fuzz_rx.c) and its corpus maker (mkcorpus.c)
  * share: the endpoint under test, set up the same way for every input (it exposes a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * fuzz_rx.c - libFuzzer target for the frame receive path: every frame of the input
  * goes through the loop wire into one endpoint (wire check, authentication, the link's

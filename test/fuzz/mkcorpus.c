@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * mkcorpus.c - the seed corpus of fuzz_rx: real exchanges between the fuzzed endpoint
  * and a scripted peer (test/loop/fakepeer.c), recorded frame by frame. Built like the

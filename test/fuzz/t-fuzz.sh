@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-fuzz.sh - the fuzzers, for a fixed time: the frame receive path (fuzz_rx, seeded
 # with real exchanges recorded by mkcorpus), the netmod's header parser (fuzz_am) and
 # the route file's two readers (fuzz_route: pme_core's and the tools'), built with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kmod_tool.c - drives /dev/pme directly, below pme_core, for the tests of pme.ko that
  * need frames pme_core would never make: forged sources, foreign EtherTypes, bad

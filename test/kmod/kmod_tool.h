@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kmod_tool.h - what kmod_tool.c and kmod_tool_zc.c share: an endpoint of /dev/pme
  * bound and mapped, and the checks' bookkeeping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kmod_tool_rx.c - kmod_tool rx-hostile: malformed and hostile frames injected from an
  * AF_PACKET socket into pme.ko's packet handler, aimed at an unprivileged endpoint with

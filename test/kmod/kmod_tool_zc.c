@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kmod_tool_zc.c - kmod_tool's zero-copy commands: bad registrations and arms
  * (zc-abuse), a rendezvous between two endpoints of one process with a loss and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kping - send one PING to a PME endpoint from a packet socket and wait for the PONG,
  * which pme.ko makes for an endpoint of the kernel device. The PONG is judged by

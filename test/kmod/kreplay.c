@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kreplay - an eavesdropper's flood: capture one authentic PING as it leaves on an
  * interface, then send copies of it back onto the wire as fast as the link takes them,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - helpers for the tests of pme.ko (test/kmod/t-*.sh).
 #
 # Each test is one script that runs twice: on the host it checks what it needs and then

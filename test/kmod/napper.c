@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * napper - a server that stops calling into PME for a long time in the middle of an
  * exchange (as a rank that computes), and its client, which must neither give up on it

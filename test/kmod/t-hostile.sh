@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Hostile use of /dev/pme by an unprivileged member of group pme: bad ioctl numbers and
 # arguments and bad mappings fail with the documented errors; a forged source goes out
 # with the true one (Ethernet source, src_ep, and for wire version 2 src_node and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The install procedure of kmod/README.md works: `make dkms-source` gives a source tree
 # that stands on its own and builds warning-free with W=1, `dkms build` and
 # `dkms install` put pme.ko where modprobe finds it, modprobe loads it, and the udev

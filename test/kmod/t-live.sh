@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Liveness in the kernel: pme.ko answers PINGs for an endpoint while its process
 # computes, and says BYE for it when its process dies.
 #  - a server that naps 3x PME_PEER_TIMEOUT_MS in the middle of an exchange, with the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # pme.ko loads and unloads cleanly; /dev/pme belongs to group pme with mode 0660; a
 # user of group pme opens an endpoint without any capability, a user outside it and a
 # machine without the module get errors that name the fix; PME_DEVICE=auto (the

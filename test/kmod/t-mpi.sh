@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # MPI over the kernel device: unmodified MPI programs (MPICH's cpi, test/mpi/pingpong.c
 # with every message checked up to 4 MiB) run on a 2-node virtual cluster inside the
 # guest, every rank an unprivileged user of group pme with no capability, through

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # MPICH's own point-to-point tests over the kernel device: the pt2pt lines of the CI
 # subset of MPICH's suite (test/mpi/ci-tests.txt, as maint/mpich-tests --set ci runs
 # them) on a 2-node virtual cluster inside the guest, every rank an unprivileged user of

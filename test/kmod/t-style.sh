@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # kmod/ and the headers it shares with user space are in the kernel's style, as the
 # kernel's own checkpatch.pl judges it: the driver's files with --strict, the shared
 # headers (pme_wire.h, pme_ioctl.h, pme_route.h) at the default level. Those headers

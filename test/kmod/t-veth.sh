@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Two unprivileged endpoints (users of group pme, no capability) in two network
 # namespaces joined by a veth pair exchange messages of every size class through the
 # kernel device intact (pme_perf's ping-pong and stream, --verify); two endpoints on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # maint/vm, the rig every kernel test runs in: a command's exit status comes back, a
 # command runs as an unprivileged user with --user, the guest's writes stay in the
 # guest, a warning in the guest's kernel log fails a run that would otherwise pass, and

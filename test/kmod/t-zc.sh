@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Zero copy through pme.ko, used by an unprivileged member of group pme: bad
 # registrations and arms fail with the documented errors (unaligned ones work);
 # a rendezvous between two endpoints lands intact, placed by the packet handler, with

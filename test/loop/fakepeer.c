@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* fakepeer.c - see fakepeer.h. The fake peer frames with pme_core's own wire layer, so
  * its frames are well-formed until a test spoils them on purpose. */
 #include "fakepeer.h"

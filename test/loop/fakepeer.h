@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fakepeer.h - a scripted peer for tests: a MAC on a loop wire that is not an endpoint
  * but speaks PME frames the test writes by hand, to reach states an honest peer never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * harness.h - drive a sender and a receiver endpoint on one loop wire through a stream
  * of messages, checking that each arrives once, in order, intact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_coalesce.c - small eager messages to one peer travel as bundles (PME_COALESCE):
  *   - bundles: thousands of small messages arrive complete, in order, exactly once,

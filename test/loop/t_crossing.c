@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_crossing.c - large messages both ways at once: an endpoint's answer to its peer's
  * offer (the CTS) leaves between pieces of its own streams, not after all of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_files.c - what an endpoint puts on the file system cannot be turned against its
  * user, and no other user can keep it from starting by planting files:

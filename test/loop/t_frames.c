@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_frames.c - frames that are not the job's own are dropped and counted before they
  * change anything, and never delivered:

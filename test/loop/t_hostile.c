@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_hostile.c - frames that an honest peer never sends must not crash, corrupt or stall
  * the endpoint (a scripted peer sends them):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_liveness.c - a peer is dead only when it stops answering, never because it was
  * quiet or because we were busy:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_peer_dead.c - a peer that vanishes: operations fail with PME_ERR_PEER_DEAD after
  * the peer timeout, never hang and never deliver garbage.

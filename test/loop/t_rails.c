@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_rails.c - an endpoint of two interfaces (two loop devices, each on a wire of its
  * own, as two switches are) talks to another such endpoint over two rails:

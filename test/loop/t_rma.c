@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_rma.c - one-sided communication on the loop device:
  *   put_get     puts and gets of 1 byte to 300 KB (many frames) land and come back intact;

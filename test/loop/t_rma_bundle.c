@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_rma_bundle.c - one-sided operations coalesced into bundles (rma_bundle.c), on the
  * loop device:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_scale.c - memory scales like PM's: receive buffering is one pool per endpoint and
  * per-peer state is small and fixed. One hub endpoint talks with 4096 peers; its heap

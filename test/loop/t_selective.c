@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_selective.c - selective retransmission: after a loss only the lost frames go again.
  *   1. The receiver holds frames that come after a gap and names the gap in a LOSE

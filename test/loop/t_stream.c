@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_stream.c - messages over the loop wire arrive exactly once, in order and intact,
  * without faults and under each fault the loop device injects (fixed seeds). Where the

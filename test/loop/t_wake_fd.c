@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_wake_fd.c - the caller's own wake-up source (pme_ep_set_wake_fd): the netmod's
  * doorbell, rung by MPI's shared-memory senders, must end an idle sleep as a frame does.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # faults-lib.sh - what the MPI tests under injected faults share (t-faults.sh,
 # t-faults-suite.sh): the kinds of fault, the injector's counters, and the CI subset of
 # MPICH's suite under a fault. Sourced after lib.sh.

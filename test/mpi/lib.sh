@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - helpers for the MPI tests of ch4:pme (sourced by test/mpi/t-*.sh and by
 # maint/mpich-tests). They need root (virtual clusters), MPICH built with ch4:pme
 # (maint/build-mpich builds it when missing, or reuses it in seconds) and maint/vcluster.

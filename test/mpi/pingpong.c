@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pingpong - round trips between rank 0 and the last rank, with checked data.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_axes - MPI_Bcast, MPI_Reduce and MPI_Allreduce checked element by element, for
  * the datatypes and operations ch4:pme's collectives along a torus's axes take

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_compute - a rank that computes for a long time without calling MPI must not be
  * taken for dead by its peers (PME's liveness helper answers for it).

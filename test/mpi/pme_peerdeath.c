@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_peerdeath - one rank dies; the others must get an MPI error, not hang.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pme_pvar.h - read one of ch4:pme's MPI_T performance variables by name, for the test
  * programs of test/mpi (pme_whoami.c keeps its own reader: it is the quick start's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_rma - one-sided communication checked value by value, and a target that computes.
  *

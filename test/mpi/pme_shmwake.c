@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_shmwake - a message through shared memory to a rank that sleeps on PME's device.
  *

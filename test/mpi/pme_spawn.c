@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_spawn - dynamic processes over ch4:pme: MPI_Comm_spawn, and communication
  * between the parents and the spawned children.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_topo - how far apart the neighbours of a virtual topology are on the node mesh,
  * with reorder and without.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_whoami - every rank says where it runs and what carried its messages.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-axes.sh - broadcast, reduce and allreduce along a torus's axes give exact results:
 # pme_axes (every datatype class and operation the path takes, a non-commutative one it
 # leaves to MPICH, several roots, 0 bytes to a few MiB) on torus:2x2x2 with one rank per

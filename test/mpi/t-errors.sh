@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-errors.sh - ch4:pme's failures are clear MPI errors that name the cause and the fix,
 # and none of them hangs:
 #   1. an interface that does not exist (PME_IFACE=nosuch0);

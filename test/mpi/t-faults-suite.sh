@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-faults-suite.sh - the CI subset of MPICH's test suite (test/mpi/ci-tests.txt, without
 # the lines marked noloss) over ch4:pme on a 4-node switched cluster whose data links
 # suffer injected faults (maint/faults: drop 1%, duplicate 1%, corrupt 0.5%, delay 5% of

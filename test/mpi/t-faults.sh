@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-faults.sh - MPI over ch4:pme on a 4-node switched cluster whose data links drop,
 # duplicate, corrupt, delay and reorder PME's frames (maint/faults, the eBPF fault
 # injector): under each kind of fault a checked ping-pong from 0 bytes to 4 MiB (ranks

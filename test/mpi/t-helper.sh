@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-helper.sh - a rank that computes for three times PME_PEER_TIMEOUT_MS without calling
 # MPI, while the others wait for it in MPI_Recv and MPI_Barrier with messages to it in
 # flight, is not taken for dead: its liveness helper (on by default in MPI) acknowledges

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-loss.sh - with 1% of the frames dropped on every data link (maint/vcluster --loss 1,
 # before the nodes' packet sockets see them), MPI over ch4:pme still delivers everything: the pt2pt and coll lines of the
 # CI subset pass, and a checked ping-pong from 0 bytes to 4 MiB (eager and rendezvous)

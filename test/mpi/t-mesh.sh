@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-mesh.sh - unmodified MPI programs on mesh topologies, one rank per node, with the
 # routes `vcluster up` installs on a ring or torus by default and nothing else set.
 # Full tier (PME_TEST_FULL=1): the whole CI subset of MPICH's suite (basic, pt2pt, coll,

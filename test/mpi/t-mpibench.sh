@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-mpibench.sh - mpibench's one-sided benchmarks (test/perf/rma.c, which maint/bench's
 # rma scenario and maint/rma-bench run) over ch4:pme on a 2-node cluster: `mpibench -l`
 # lists them, and put, get, putbw, getbw, acc and the lock/unlock epochs, each at a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-mpich-other.sh - CI subset of MPICH's own test suite over ch4:pme, groups comm, group,
 # datatype, attr, info, init, errhan, topo and rma (test/mpi/ci-tests.txt), on a 4-node
 # virtual cluster. Every test must pass; the exclusion list test/mpi/exclude.txt names

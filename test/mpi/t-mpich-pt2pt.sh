@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-mpich-pt2pt.sh - CI subset of MPICH's own test suite over ch4:pme, groups basic,
 # pt2pt and coll (test/mpi/ci-tests.txt), on a 4-node virtual cluster with ranks spread
 # over the nodes (2 per node for 8-rank tests). Every test must pass; the exclusion list

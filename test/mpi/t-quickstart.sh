@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-quickstart.sh - the README's quick start: maint/quickstart builds MPICH with ch4:pme
 # (or reuses the build), brings up 4 virtual nodes and runs pme_whoami, MPICH's
 # examples/cpi and a ping-pong with 8 ranks, 2 per node. Checks what a user would look

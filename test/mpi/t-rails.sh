@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-rails.sh - MPI over two rails: a switched virtual cluster with two data NICs per node
 # (vcluster up --topology switch --nics 2), nothing set but what vcluster gives:
 #   - every rank's PME endpoint spans eth0 and eth1 (pme_whoami);

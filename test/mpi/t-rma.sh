@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-rma.sh - one-sided communication over ch4:pme (test/mpi/pme_rma.c): put, get,
 # accumulate, fetch-and-op and compare-and-swap checked value by value under lock/unlock,
 # lock_all, fence and post/start/complete/wait, and a target that computes without

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-shmwake.sh - one wake-up source for shared memory and PME: a rank that sleeps on
 # PME's device while it waits is woken by its doorbell when a rank of its own node sends
 # it a message through shared memory (src/mpid/ch4/netmod/pme/shm_wake.c).

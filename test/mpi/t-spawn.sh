@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-spawn.sh - dynamic processes over ch4:pme: MPI_Comm_spawn of 4 children from 4
 # parents on a 4-node virtual cluster (children land on the parents' nodes, so the test
 # covers PME between processes of one node too), point-to-point and collectives across

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-topo.sh - topology-aware MPI on a torus: the node topology is visible to the program
 # (MPI_T pme_topology and pme_coords, checked against each node's place in the cluster
 # description), and MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create and

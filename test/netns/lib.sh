@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - helpers for the root-only tests that run PME between network namespaces.
 # Sourced by test/netns/t-*.sh. Each test gets its own namespaces (a unique prefix) and
 # removes them on exit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rawsock_probe - the socket PME's broker hands out, seen by the process that gets it
  * (run by t-rawsock.sh inside network namespaces).

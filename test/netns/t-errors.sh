@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Bad input gets a clear error naming the cause and the fix: a missing interface, an
 # interface that is down, no permission for raw frames (through each raw-frame device,
 # ring and pcap); an endpoint id already taken; a peer that dies in the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The ring device sends past the interface's queueing discipline (PACKET_QDISC_BYPASS,
 # through its TX ring) only while that discipline just queues (PME_QDISC_BYPASS=auto):
 # frames go through a tbf (or a fault injector at TC egress) whether it was there when

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A user without CAP_NET_RAW runs PME through the broker pme_rawsock (doc/rawsock.md),
 # installed as an administrator would: owned by a group of its own, with the file
 # capability (and once setuid root). Across a veth pair between two namespaces, with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Messages of every size class cross a veth pair between two network namespaces intact
 # and in order, through each raw-frame device (ring, the default, and pcap; the ring
 # device both through its TX ring past the queueing discipline, PME_QDISC_BYPASS=auto on

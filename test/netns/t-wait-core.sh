@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A process bound to a core of its own keeps polling in PME_WAIT=auto while another
 # core is busy, as ranks started with `mpiexec -bind-to core` must (see
 # test/netns/wait_own_core.c). Skipped on a machine with a single core.

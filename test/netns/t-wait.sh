@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # pme_wait keeps the caller's deadline on each raw-frame device, sleeping on the device
 # (block mode, and auto mode after PME_SPIN_US), and leaves the thread's timer slack as
 # it found it. See test/netns/wait_deadline.c.

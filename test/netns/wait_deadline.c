@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * wait_deadline - pme_wait keeps the caller's deadline on a real device, sleeping on it.
  *

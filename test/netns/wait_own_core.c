@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * wait_own_core - a process bound to a core of its own polls in auto mode, however busy
  * the other cores are.

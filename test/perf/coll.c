@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * coll.c - collective latency: allreduce, reduce, alltoall, bcast, barrier. Every rank
  * times its own loop of back-to-back calls; the value is the slowest rank's time per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * halo.c - the lattice kernel of the GigE-mesh QCD machines: a periodic 2D or 3D grid
  * split over a Cartesian grid of ranks (MPI_Dims_create, MPI_Cart_create), each rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * isort.c - the integer bucket sort of NAS IS: every rank holds `size` keys drawn from a
  * bell-shaped distribution (the mean of four uniform numbers, as NAS IS does) over

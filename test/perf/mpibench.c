@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * mpibench - PME's MPI benchmarks, one program, any MPI-3 library.
  *

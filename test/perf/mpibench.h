@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpibench.h - PME's MPI benchmarks: the interface between the driver (mpibench.c) and
  * the benchmarks (pt2pt.c, coll.c, halo.c, isort.c, rma.c). Plain C99 and MPI-3, any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma.c - one-sided benchmarks, passive target, between rank 0 (the origin) and rank N/2
  * (the target), in the manner of the OSU one-sided benchmarks:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_node_routes.c - how an endpoint reads its node's route file and its interface list,
  * without any network: a good file gives the node id, the interfaces and each route;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_route.c - pme_route's topologies and routes, without any network: rings and tori
  * of several shapes, written both as an administrator's topology file and as

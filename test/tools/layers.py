@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """layers.py - the file-level call graph of a C directory, its call circles, and its
 layer order.
 

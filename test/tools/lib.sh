@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - helpers of the tests of PME's tools: the Wireshark dissector
 # (tools/wireshark) and pme_info --check. Sourced by test/tools/t-*.sh, which the test
 # driver runs with srcdir and builddir set.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_frames - writes a capture file of PME frames built by pme_core's own wire layer,
  * good ones of every type and bad ones of every kind the dissector must flag, and prints

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # pme_info --check --hostfile on a virtual cluster (maint/vcluster, three nodes on a
 # switch, MTU 9000), run inside node 0 as a site would run it on its first node, with
 # the cluster's hostfile and its ssh stand-in (HYDRA_LAUNCHER_EXEC, as the cluster's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # pme_info --check on a veth pair between two network namespaces, as a site would use it:
 #   - both ends up, MTU 9000: PME may use the interface, nothing blocks (exit 0), the
 #     veth is reported as virtual and without interrupt coalescing;

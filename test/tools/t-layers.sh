@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-layers.sh - pme_core, the netmod and the tools read from the bottom up: no call
 # circle between their files (doc/design/core.md, doc/design/netmod.md). A change that
 # makes a lower file call back into a higher one fails here, naming the calls that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Wireshark dissector (tools/wireshark) on frames made by pme_core's own wire layer
 # (test/tools/pme_frames): every type decodes as PME, CRCs are verified (good ones good,
 # a flipped bit bad, hops_left left out as the wire format says), a MAC is reported as

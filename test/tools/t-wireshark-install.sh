@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `make install-wireshark` puts the dissector where Wireshark finds it by itself: into a
 # fresh home's personal Lua plugin folder (the one `tshark -G folders` names), after
 # which tshark, given no -X option, decodes frames of pme_core's wire layer

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Wireshark dissector on an MPI job: test/mpi/pingpong over ch4:pme between the two
 # nodes of a virtual cluster (eager and rendezvous sizes), captured with tcpdump in node
 # 0's namespace on its data interface, decoded with tools/wireshark/pme.lua. Every

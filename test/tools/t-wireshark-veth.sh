@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Wireshark dissector on real traffic: pme_perf between two network namespaces over
 # a veth pair (eager messages of one and several frames, rendezvous, ping-pong and
 # streaming), captured with tcpdump on the server's side, decoded with

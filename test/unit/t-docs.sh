@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # t-docs.sh - the documentation keeps up with the tree:
 #   - every option that `pme_info --help`, `pme_perf --help` and `maint/vcluster --help`
 #     print is in the tool's manual page (and every vcluster subcommand);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_am_parse.c - the netmod's reader of its own header and of the MPIDIG header behind
  * it (MPIDI_PME_am_parse, src/mpid/ch4/netmod/pme/pme_am_wire.h), compiled on its own

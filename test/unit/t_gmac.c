@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_gmac.c - the frame MAC: AES-128 against FIPS-197's example, GMAC against the GCM
  * specification's first test case, and every implementation the CPU runs (portable,

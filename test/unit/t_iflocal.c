@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_iflocal.c - which cores are near which NIC (iflocal.c), on a machine described to
  * hwloc in XML: two packages, each with its NUMA node and two cores, eth0 and eth2 on PCI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * t_unit.c - unit tests of pme_core's building blocks: the wire layout, sealing and
  * checking frames (MAC and CRC), the replay window, CRC32C, sequence arithmetic across

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * faultprobe - numbered raw frames through a link with injected faults, and an exact
  * account of what arrived (for test/vcluster/t-faults.sh).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # faults-lib.sh - what the fault-injection tests share (sourced after lib.sh by
 # test/vcluster/t-faults*.sh): the BPF half of maint/faults must be built, and the

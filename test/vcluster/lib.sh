@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # lib.sh - helpers shared by the vcluster tests (sourced by test/vcluster/t-*.sh).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* mpirank - each MPI rank reports where it runs, for the vcluster mpiexec test.
  *
  * Every rank learns every other rank's hostname and network namespace (an allgather, so

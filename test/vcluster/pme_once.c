@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pme_once - a stream of numbered PME messages of every size class (empty, eager,
  * multi-frame eager, rendezvous) whose receiver checks that each message arrives

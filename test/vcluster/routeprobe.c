@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * routeprobe - crafted PME frames of wire version 2 across a mesh whose nodes forward
  * in the kernel (pme_route install), for test/vcluster/t-route.sh and

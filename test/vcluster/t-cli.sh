@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster's command line: bad arguments fail with exit 2 and a message and make nothing;
 # a missing cluster gives exit 4; `up` is a no-op when nothing changed and rebuilds when
 # something did (or when the cluster was damaged); exec runs inside a node (its hostname,

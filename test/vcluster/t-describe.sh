@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster's description files, without root (maint/lib/vcluster/describe.sh writes
 # them as `up` does, into a state directory of the test's own; no cluster is made):
 # cluster.json has the settings, the management network, every node with its data

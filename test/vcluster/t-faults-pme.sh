@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # PME's own transfers survive each kind of link fault: on a 2-node switched cluster with
 # the fault injector (maint/faults) on both nodes' data interfaces, pme_perf's
 # stream passes with every byte checked by its server, and pme_once's stream of every

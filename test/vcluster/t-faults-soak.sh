@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Soak: every kind of link fault at once (drop, duplicate, corrupt, delay, reorder) on
 # both data interfaces of a 2-node switched cluster, and two pme_once streams of every
 # size class running against each other, one each way, for PME_SOAK_SECONDS (default

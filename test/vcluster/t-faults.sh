@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The fault injector (maint/faults) does exactly what it says on a link, frame by frame:
 # numbered raw frames of PME's EtherType cross n0.xp -> n1.xm of a 2-node ring while the
 # injector on n0.xp drops, duplicates, corrupts, delays or reorders them, and the

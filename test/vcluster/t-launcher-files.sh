@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster's launcher files, without root (maint/lib/vcluster/launcher.sh writes them as
 # `up` does, into a state directory of the test's own; no cluster is made): the
 # hostfile lists the nodes; the env file points hydra at the hostfile, the launcher and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster's link settings, computed (maint/lib/vcluster/links.sh, no root, nothing
 # made): --rate in tc's units becomes bits per second; the default tbf burst is 5 ms at
 # the rate but at least 10 full frames; --loss becomes the loss program's threshold in 100000

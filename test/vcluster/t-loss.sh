@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster --loss: with --loss 5, 20000 raw frames over a link lose between 3% and 7%, all
 # of them to the loss program (its counter accounts for every missing frame); fractional
 # percentages work (--loss 0.5 loses 0.25% to 0.75%); and with no --loss nothing is lost,

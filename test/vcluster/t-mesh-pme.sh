@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # PME's transport on a mesh: on a ring:4 cluster that `vcluster up` gave routes (its
 # default on a ring or torus), a pme_perf client on node 0 and its server on node 2,
 # two links apart, both with no interface named: each endpoint spans its node's data

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster mpiexec: Debian's MPICH (ch4:ucx, hydra) launched from the host namespace
 # places ranks on the virtual nodes through hydra's ssh launcher hook, with PMI over the
 # management network:

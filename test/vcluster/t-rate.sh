@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster --rate: a raw-frame stream over a link shaped to 1gbit measures within 10% of
 # 125 MB/s (wire bytes, i.e. Ethernet header included, which is what tbf meters), on a
 # point-to-point torus link; and on a switch, two nodes sending into a third share that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Mesh forwarding in the kernel (pme_route install, src/bpf/pme_fwd.bpf.c) on ring:4,
 # torus:2x2 and torus:2x2x2 clusters: every node installs its routes from the cluster's
 # description, then sends a version 2 PME frame to every other node through its route

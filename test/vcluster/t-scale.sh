@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster at size: `up --nodes 16 --topology torus:4x4` comes up in under a minute, every
 # one of its 64 data links carries raw frames between exactly the right neighbours, and
 # `down` tears it all down cleanly.

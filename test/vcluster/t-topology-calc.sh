@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster's topology, computed (maint/lib/vcluster/topology.sh, no root, nothing made):
 # what each --topology spec means (nodes, dimensions, the errors of bad ones); the
 # coordinates of nodes; the cabling of ring:N, torus:AxB and torus:AxBxC (node i's "+"

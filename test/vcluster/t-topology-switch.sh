@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster: a switched cluster of 4 nodes with 2 rails. Every node has eth0 and eth1, on
 # bridges r0 and r1; raw frames reach exactly the other nodes of the same rail; the
 # management network reaches every node; down leaves nothing behind.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster: a 2x2 torus. Every node has 4 data links (xp xm yp ym); with wraparound in
 # dimensions of size 2, xp and xm of a node reach the same neighbour over two distinct
 # links. Raw frames reach exactly the described neighbour interface; the management

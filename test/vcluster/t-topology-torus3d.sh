@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster: a 2x2x2 torus of 8 nodes, 6 data links each (xp xm yp ym zp zm). Raw frames
 # reach exactly the described neighbour interface; the management network reaches every
 # node; down leaves nothing behind.

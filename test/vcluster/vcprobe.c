@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* vcprobe - raw Ethernet frames of PME's EtherType (0x88B5) for the vcluster tests.
  *
  *   vcprobe sniff READYFILE

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- pme.lua - Wireshark dissector for PME, MPI over raw Ethernet frames of PME's own
 -- EtherType (0x88B5 unless configured), wire version 3 (src/pme_core/pme_wire.h).
 --

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # floor.sh - the floor of each scenario's link: what raw frames and TCP do without MPI
 # on the very link the benchmarks use, measured between node 0 and node 1 by rawwire

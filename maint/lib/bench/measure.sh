@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # measure.sh - one measuring session: what it needs installed and built (PME's MPICH,
 # the benchmark program built with each MPI, rawwire), the fresh CSV files, and the

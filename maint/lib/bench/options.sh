@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # options.sh - maint/bench's command line: the settings, their defaults, and their checks
 # (the options themselves are documented at the top of maint/bench, which --help prints).

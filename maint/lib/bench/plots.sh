@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # plots.sh - one PNG per scenario and benchmark (OUT/SCENARIO-BENCH.png): A's and B's
 # medians against the message size, with the raw-frame floor where there is one.

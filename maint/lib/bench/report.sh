@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # report.sh - report.md: what was compared and how, a section per scenario (its setting,
 # its floor, a table per benchmark: maint/lib/report.awk), the targets, and every run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # results.sh - from the measurements to the numbers the report shows: summary.csv
 # (medians per scenario, benchmark and size, A against B: maint/lib/summarize.awk), the

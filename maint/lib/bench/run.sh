@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # run.sh - running one benchmark program across the cluster and timing it: which MPI
 # side A and side B are, the time limit of a run, watching it (a run that printed all its

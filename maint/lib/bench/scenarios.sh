@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # scenarios.sh - what maint/bench measures and on what: the scenarios of --quick, --full
 # and of a custom command line, and the virtual cluster each one runs on.

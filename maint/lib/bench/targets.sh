@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # targets.sh - the rows of the report's "Targets (issue 5)" table: each target PME set
 # itself, what was measured, the ratio, the goal and whether it was met. A target shows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # targets17.sh - the rows of the report's "Targets (issue 17)" table: MPI over PME
 # against the baseline on large messages, all-to-all, latency at every size, small

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # base.sh - what every part of vcluster leans on: the exit codes, messages, the
 # limits, cluster names and the tools a cluster needs.

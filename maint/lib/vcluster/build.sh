@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # build.sh - making a cluster's topology in the kernel: the nodes (a network and a UTS
 # namespace each), the management bridge, the data cabling (one bridge per rail in a

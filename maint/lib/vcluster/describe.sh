@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # describe.sh - the cluster's description files, which programs read to learn the
 # cluster without asking vcluster: cluster.json (schema vcluster/1, documented in the

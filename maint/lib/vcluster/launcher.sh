@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # launcher.sh - running programs on the nodes: node names that resolve (/etc/hosts), the
 # hostfile, the ssh stand-in "launcher" and the env file that let a stock hydra mpiexec

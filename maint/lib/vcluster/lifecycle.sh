@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # lifecycle.sh - bringing a cluster up and down: the order of the steps of `up`, what
 # `up` does when the cluster already exists, the clean-up of a failed `up`, and the

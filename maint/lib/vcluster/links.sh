@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # links.sh - what the data links do to frames once they are cabled: rate shaping (tbf on
 # both ends of every link) and random loss (maint/lib/linkloss.c's XDP program on each

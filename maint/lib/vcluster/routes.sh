@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # routes.sh - PME's routes on the nodes of a ring or torus (`up --routes`): each node
 # computes its own from the cluster's description and loads the in-kernel forwarder,

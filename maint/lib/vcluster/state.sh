@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # state.sh - where a cluster's state lives and who may change it: the state directory
 # (VC_RUN/NAME), its state file (the cluster's settings in shell syntax, written before

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # status.sh - what vcluster tells a person about clusters: the summary `up` prints, the
 # table of `status` (every interface with its MAC, MTU, state, rate, loss rule, peer and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # topology.sh - the shape of a cluster, computed: what a topology spec means, where each
 # node sits, which interface of which node each data interface is cabled to, and the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- crc32c.lua - CRC32C (Castagnoli), the check that PME_AUTH=crc puts on every frame.
 --
 -- Loaded by ../pme.lua. Returns a constructor and does nothing else when loaded, so

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- fields.lua - what PME's wire version 2 is made of, for the dissector: frame types,
 -- flags, and one ProtoField per field of the header and of every sub-header, with the
 -- expert infos the dissector raises. The definition is src/pme_core/pme_wire.h; the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- netmod.lua - the message header that MPICH's ch4:pme netmod puts in front of every
 -- message, and the MPIDIG header after it.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- subheaders.lua - what follows PME's fixed header, by frame type: the fragment,
 -- rendezvous and handshake sub-headers of src/pme_core/pme_wire.h, and the message
 -- header and data they carry.

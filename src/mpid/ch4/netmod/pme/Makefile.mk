@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 ##
 ## ch4:pme - MPI over PME's raw-Ethernet transport.
 ##

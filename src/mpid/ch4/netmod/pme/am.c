@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - active messages: MPIDIG's messages mapped onto pme_send, and the target
  * side: eager messages handed to the MPIDIG handlers in place, rendezvous offers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - broadcast, reduce and allreduce along the axes of a torus, as the seeds'
  * GigE mesh did them, for a communicator that holds one rank on every node of the

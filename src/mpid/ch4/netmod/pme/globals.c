@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - the netmod's one global state and its peer table.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - start-up and shut-down: opening the PME endpoint on the chosen interface
  * (init_iface.c) under the job's key and secret (init_secret.c), publishing its address

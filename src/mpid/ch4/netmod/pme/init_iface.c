@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - which network interfaces carry PME's frames: named by a CVAR or
  * PME_IFACE, by a cluster description or the node's route file, or chosen

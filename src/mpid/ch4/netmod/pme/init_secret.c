@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - what keeps jobs apart on the wire: the job key that drops other jobs'
  * frames early, and the job secret under which every frame carries a MAC.

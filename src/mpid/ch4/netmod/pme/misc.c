@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - the parts of the netmod API where PME adds nothing: communicator hints,
  * window, datatype and op hooks, locality, and the native entry points that ch4's

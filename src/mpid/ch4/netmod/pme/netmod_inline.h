@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - definitions of ch4's inline netmod entry points.
  *

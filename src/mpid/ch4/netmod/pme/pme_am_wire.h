@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - the netmod's own header in front of every PME message, and the one function
  * that reads it back. Plain C, without MPICH's headers, so that it is unit-tested and

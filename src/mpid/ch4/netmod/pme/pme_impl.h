@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - internal declarations shared by the netmod's .c files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - the parts of start-up that init.c calls: choosing the interface
  * (init_iface.c) and the job key and secret (init_secret.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - the netmod's entry points, as ch4's function table sees them. Depends on
  * MPICH's types only (not on pme.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ch4:pme - one-sided communication done by PME itself: what rma_win.c, rma_sync.c and
  * rma.c share.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - progress: drive pme_core, hand its events to MPIDIG, and wait politely.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - PME's counters as MPI_T performance variables (class COUNTER, category
  * CH4_PME), so that a program or a tool can see what the transport carried:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - one-sided operations of native windows: puts and gets of contiguous data,
  * and accumulates, fetch-and-ops and compare-and-swaps of predefined types on

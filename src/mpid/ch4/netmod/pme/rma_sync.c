@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - synchronization of native windows: locks, flushes, fence and PSCW's
  * complete (MPIDIG's, compiled here), and the completion hooks MPIDIG's synchronization

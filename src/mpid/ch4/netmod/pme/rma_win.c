@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - windows for one-sided communication done by PME: exposed at creation (the
  * window's memory becomes a PME window with a key), made known to every process of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - handing messages to PME, and the queue of those it could not take yet.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - one wake-up source for shared memory and PME: the doorbell.
  *

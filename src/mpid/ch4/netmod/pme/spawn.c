@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - dynamic processes (MPI_Comm_spawn, MPI_Comm_connect/accept).
  *

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 [#] start of __file__
 dnl ch4:pme - MPI over PME's raw-Ethernet transport (pme_core).
 dnl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - MPI_Dist_graph_create and MPI_Dist_graph_create_adjacent with reorder on a
  * torus.

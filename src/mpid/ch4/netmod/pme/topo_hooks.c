@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - rank reordering on a torus through MPICH's device hooks for topologies
  * (MPII_Topo_ops, set on every intracommunicator at commit): MPI_Cart_create and

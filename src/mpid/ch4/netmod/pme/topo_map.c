@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - placing a virtual topology (a cartesian grid or a graph) on the ranks of a
  * communicator whose nodes form a torus, so that neighbours in the virtual topology

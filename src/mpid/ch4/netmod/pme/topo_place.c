@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ch4:pme - where the ranks of a communicator sit on a ring or torus of nodes.
  *
