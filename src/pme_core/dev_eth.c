@@ -247,7 +247,7 @@ int pme_eth_perm_error_why(const char *ifname, const char *why, char *err, size_
     snprintf(err, errlen,
              "no permission for raw Ethernet frames on %s. Best first: (1) PME's kernel "
              "driver (PME_DEVICE=kernel%s): no privilege, each process sees only its own "
-             "frames; (2) the broker pme_rawsock (doc/rawsock.md), whose group may send any "
+             "frames; (2) the broker pme_rawsock (see pme_rawsock(8)), whose group may send any "
              "frame: %s; (3) CAP_NET_RAW (setcap cap_net_raw+ep PROGRAM): whoever runs the "
              "program may read and send any frame anywhere",
              ifname, access("/dev/pme", F_OK) == 0 ? ", /dev/pme is here" : ", needs /dev/pme",

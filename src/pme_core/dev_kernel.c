@@ -220,14 +220,15 @@ static int open_error(int e, char *err, size_t errlen)
     if (e == ENOENT || e == ENXIO || e == ENODEV) {
         snprintf(err, errlen,
                  "PME_DEVICE=kernel needs " PME_DEV_PATH ", which does not exist: PME's kernel "
-                 "module is not loaded (modprobe pme after installing it from kmod/, see "
-                 "kmod/README.md)");
+                 "module is not loaded (modprobe pme, once installed from the package pme-dkms "
+                 "or PME's source; see pme(7))");
         return PME_ERR_NODEV;
     }
     if (e == EACCES || e == EPERM) {
         snprintf(err, errlen,
                  "no permission to open " PME_DEV_PATH ": add the user to group pme "
-                 "(usermod -aG pme USER, then log in again) and install kmod/60-pme.rules");
+                 "(usermod -aG pme USER, then log in again); the udev rule 60-pme.rules gives "
+                 "the device to that group (see pme(7))");
         return PME_ERR_PERM;
     }
     snprintf(err, errlen, "cannot open " PME_DEV_PATH ": %s", strerror(e));
@@ -260,7 +261,8 @@ static int bind_error(struct kernel_dev *d, int e, const struct pme_config *cfg,
             abi = 0;
         snprintf(err, errlen,
                  "the loaded pme.ko speaks ABI version %u, this PME library version %u: load "
-                 "the module built from the same PME (kmod/), or rebuild PME against it",
+                 "the module of the same PME version (pme-dkms, or PME's source), or rebuild "
+                 "PME against it",
                  abi, PME_ABI_VERSION);
         return PME_ERR_DEVICE;
     case EBUSY:

@@ -89,7 +89,7 @@ static int broker_usable(const char *ifname, struct check_report *r)
                      getxattr(path, "security.capability", NULL, 0) > 0;
     char run[700];
     if (!privileged) {
-        snprintf(run, sizeof(run), "setcap cap_net_raw+ep %s  (as root; doc/rawsock.md)", path);
+        snprintf(run, sizeof(run), "setcap cap_net_raw+ep %s  (as root; see pme_rawsock(8))", path);
         check_say(r, CHECK_INFO, "without its capability it refuses everyone", run,
                   "the broker %s has no CAP_NET_RAW to lend", path);
         return 0;
@@ -117,7 +117,7 @@ static int kernel_device_usable(struct check_report *r, enum check_level missing
     const char *dev = "/dev/pme";
     if (access(dev, F_OK) < 0) {
         check_say(r, missing, "PME's kernel driver gives every user PME without privilege",
-                  "modprobe pme  (as root, where kmod/'s pme.ko is installed)",
+                  "modprobe pme  (as root, once pme.ko is installed: pme(7))",
                   "kernel device %s: not present (the driver is not loaded)", dev);
         return 0;
     }
@@ -157,7 +157,7 @@ void check_perm(const char *device, const char *ifname, struct check_report *r)
               "CAP_NET_RAW",
               kernel ? "PME_DEVICE=kernel  (the kernel device needs no privilege)"
                      : "load PME's kernel driver, or install the broker pme_rawsock "
-                       "(doc/rawsock.md), or run as root",
+                       "(pme_rawsock(8)), or run as root",
               "no CAP_NET_RAW: the %s device (PME_DEVICE=%s) cannot open its socket%s", device,
               device, !strcmp(device, "ring") ? " and no broker lends one" : "");
 }

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # t-docs.sh - the documentation keeps up with the tree:
-#   - every option that `pme_info --help`, `pme_perf --help` and `maint/vcluster --help`
-#     print is in the tool's manual page (and every vcluster subcommand);
-#   - the manual pages have the conventional sections, render without groff warnings,
-#     and are all installed by `make install` (man_MANS in Makefile.am);
+#   - every option that `pme_info --help`, `pme_perf --help`, `pme_route --help`,
+#     `pme_rawsock --help` and `maint/vcluster --help` print is in the tool's manual page
+#     (and every vcluster subcommand);
+#   - the manual pages have the conventional sections (pme(7), an overview: NAME,
+#     DESCRIPTION, SEE ALSO), render without groff warnings, and are all installed by
+#     `make install` (man_MANS in Makefile.am), but vcluster(1): its tool runs from the
+#     source tree;
 #   - every relative link in README.md and doc/*.md leads to a file that exists, and a link
 #     to a heading (page.md#heading) to a heading that exists;
 #   - the README's quick start is still the two commands maint/quickstart and maint/test,
@@ -42,11 +45,14 @@ check_options() {
 
 check_tool_pages() {
     local tool help
-    for tool in pme_info pme_perf; do
+    for tool in pme_info:1 pme_perf:1 pme_route:8 pme_rawsock:8; do
+        local sec=${tool#*:}
+        tool=${tool%:*}
         [ -x "$build/src/tools/$tool" ] || { fail "$build/src/tools/$tool is not built (run make)"; continue; }
-        # Both tools print their usage on standard error and exit 2 for --help.
+        # pme_rawsock prints its usage on standard output, the others on standard error
+        # with exit status 2.
         help=$("$build/src/tools/$tool" --help 2>&1 || true)
-        check_options "$tool" "$man_dir/$tool.1" "$help"
+        check_options "$tool" "$man_dir/$tool.$sec" "$help"
     done
     help=$("$src/maint/vcluster" --help 2>&1) || fail "maint/vcluster --help exited with $?"
     check_options vcluster "$man_dir/vcluster.1" "$help"
@@ -61,14 +67,16 @@ check_tool_pages() {
 check_man_format() {
     local page sec re warnings text installed
     local sections=(NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO")
+    local overview=(NAME DESCRIPTION "SEE ALSO") want
     installed=$(awk '/^(dist_)?man_MANS *=/ { on = 1 } on { print; if (!/\\$/) exit }' "$src/Makefile.am")
-    for page in "$man_dir"/*.1; do
+    for page in "$man_dir"/*.[1-8]; do
         text=$'\n'$(<"$page")$'\n'
-        for sec in "${sections[@]}"; do
+        if [[ $page == *.7 ]]; then want=("${overview[@]}"); else want=("${sections[@]}"); fi
+        for sec in "${want[@]}"; do
             re=$'\n''\.SH "?'"$sec"'"?'$'\n'
             [[ $text =~ $re ]] || fail "${page#"$src"/} has no $sec section"
         done
-        [[ $installed == *"doc/man/${page##*/}"* ]] ||
+        [[ $installed == *"doc/man/${page##*/}"* || ${page##*/} == vcluster.1 ]] ||
             fail "${page#"$src"/} is not in man_MANS of Makefile.am: make install leaves it out"
         if command -v groff >/dev/null; then
             warnings=$(groff -man -ww -z "$page" 2>&1) || fail "groff could not render ${page#"$src"/}"
