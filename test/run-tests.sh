@@ -16,9 +16,9 @@
 #   # pme-test: tier=default cpu=50 time=90 timeout=1500 needs=mpich
 #   tier=default|full  default: run by `maint/test` and by `maint/test --full`;
 #                      full: only by `maint/test --full` (PME_TEST_TIER=full)
-#   cpu=PERCENT        how much of one core it keeps busy, on average (default 100): tests
-#                      run side by side while the sum stays within PME_TEST_CPU; `all`
-#                      for a test that must have the machine to itself (it measures time)
+#   cpu=PERCENT        how much of one core it keeps busy, on average (default 100): the
+#                      next test starts while the sum is under PME_TEST_CPU; `all` for a
+#                      test that must have the machine to itself (it measures time)
 #   time=SECONDS       about how long it takes on a 2-core machine: the longest start first
 #   timeout=SECONDS    its limit when it needs more than PME_TEST_TIMEOUT
 #   needs=mpich        it runs MPI programs: with PME_TEST_MPICH_STATUS set, it waits
@@ -35,7 +35,7 @@
 #   PME_TEST_FILTER=regex   run only tests whose name matches
 #   PME_TEST_TIMEOUT=secs   per-test limit (default 600; a test's timeout= may raise it)
 #   PME_TEST_JOBS=N         at most N tests at once (default: twice the CPUs)
-#   PME_TEST_CPU=PERCENT    the CPU budget (default: 100 per CPU); 100 runs one at a time
+#   PME_TEST_CPU=PERCENT    the CPU budget (default: 100 per CPU); 1 runs one at a time
 #   PME_TEST_WRAP="cmd"     run compiled tests without a flavour under cmd
 #   PME_TEST_LOGDIR=dir     keep every test's output there (default: a temp dir)
 #   PME_TEST_MPICH_STATUS=file, PME_TEST_MPICH_CPU=PERCENT
@@ -215,8 +215,13 @@ finish() { # pid
 last_note=$(date +%s)
 tick=""
 while [ ${#queue[@]} -gt 0 ] || [ ${#running_pid[@]} -gt 0 ]; do
-    # Start what fits: the first tests in the queue whose CPU share fits what is free.
-    rest=()
+    # Start tests in the queue's order (longest first) while the CPU they keep busy stays
+    # under the budget: the next one starts whenever some of it is free, even if its own
+    # share then overcommits the machine a little. Letting a shorter test that fits go
+    # first instead made the longest ones wait for every short one and then run alone at
+    # the end. A test that must have the machine to itself (cpu=all) waits until nothing
+    # runs, and holds back those behind it. Tests waiting for MPICH's build step aside.
+    rest=() blocked=0
     for name in "${queue[@]}"; do
         if [ -n "${t_bad[$name]}" ]; then
             report "$name" FAIL 0 0 "${t_bad[$name]}"
@@ -232,8 +237,9 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running_pid[@]} -gt 0 ]; do
             continue
         fi
         free=$((cap - used - $(reserved)))
-        if [ ${#running_pid[@]} -lt "$maxjobs" ] &&
-           { [ "${t_cpu[$name]}" -le "$free" ] || [ ${#running_pid[@]} = 0 ]; }; then
+        if [ $blocked = 0 ] && [ ${#running_pid[@]} -lt "$maxjobs" ] &&
+           { [ ${#running_pid[@]} = 0 ] ||
+             { [ "$free" -gt 0 ] && [ "${t_cpu[$name]}" -lt "$cap" ]; }; }; then
             f=$(file_of "$name")
             rm -f "$f.result"
             run_one "$name" "$f.log" "$f.result" &
@@ -242,6 +248,7 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running_pid[@]} -gt 0 ]; do
             started[$name]=$(date +%s%N)
             used=$((used + t_cpu[$name]))
         else
+            blocked=1
             rest+=("$name")
         fi
     done
