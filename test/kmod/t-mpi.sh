@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # MPI over the kernel device: unmodified MPI programs (MPICH's cpi, test/mpi/pingpong.c
-# with every message checked up to 4 MiB) run on a 2-node virtual cluster inside the
-# guest, every rank an unprivileged user of group pme with no capability, through
-# /dev/pme; a rank that computes for three peer timeouts without MPI and without PME's
+# with every message checked up to 4 MiB, its large ones placed by zero copy) run on a
+# 2-node virtual cluster inside the guest, every rank an unprivileged user of group pme
+# with no capability, through /dev/pme; a rank that computes for three peer timeouts without MPI and without PME's
 # helper thread is answered for by the kernel; a killed rank fails its peer within a
 # second (the kernel's BYE); the module counted their frames; the guest's kernel log
 # stays clean (maint/vm checks it).
@@ -84,11 +84,14 @@ echo "$out"
 check "cpi on 2 nodes (exit $rc)" [ "$rc" = 0 ]
 check "computes pi" grep -q "pi is approximately 3.14159" <<<"$out"
 
+zc0=$(cat /sys/class/misc/pme/counters/zc_rx_frames)
 out=$(mpx -n 2 -ppn 1 "$PME_KMPI_DIR/pingpong" -n 3 -max 4194304) && rc=0 || rc=$?
 echo "$out"
 check "pingpong up to 4 MiB, every byte checked (exit $rc)" [ "$rc" = 0 ]
 check "says OK" grep -q "^pingpong: OK" <<<"$out"
 check "reached 4 MiB" grep -q "^ *4194304 " <<<"$out"
+zc=$(($(cat /sys/class/misc/pme/counters/zc_rx_frames) - zc0))
+check "its large messages went by zero copy ($zc frames placed)" [ "$zc" -gt 1000 ]
 
 # A rank that computes for three peer timeouts without calling MPI, with PME's helper
 # thread off: the kernel answers for its endpoint (on the ring device the same job
