@@ -2,7 +2,8 @@
 /*
  * mpibench - PME's MPI benchmarks, one program, any MPI-3 library.
  *
- *   mpicc -O2 -o mpibench mpibench.c pt2pt.c coll.c halo.c isort.c rma.c
+ *   mpicc -O2 -o mpibench mpibench.c pt2pt.c coll.c halo.c isort.c wavefront.c \
+ *       transpose.c rma.c
  *   mpiexec -n 2 ./mpibench [options] BENCH[@SIZES] ...
  *
  * For each benchmark and size the driver warms up while it calibrates how many
@@ -35,8 +36,8 @@
 static const struct bench *const all_benches[] = {
     &bench_pingpong, &bench_bw, &bench_bibw, &bench_msgrate, &bench_allreduce, &bench_reduce,
     &bench_alltoall, &bench_bcast, &bench_barrier, &bench_halo2d, &bench_halo3d,
-    &bench_isort, &bench_put, &bench_get, &bench_putbw, &bench_getbw, &bench_acc,
-    &bench_epochput, &bench_epochget, &bench_epochacc,
+    &bench_isort, &bench_wavefront, &bench_transpose, &bench_put, &bench_get, &bench_putbw,
+    &bench_getbw, &bench_acc, &bench_epochput, &bench_epochget, &bench_epochacc,
 };
 #define NBENCH (sizeof(all_benches) / sizeof(all_benches[0]))
 
@@ -338,8 +339,8 @@ static void usage(FILE *f)
             "  -L SEC    time limit: sizes not begun by then are skipped (default none)\n"
             "  -l        list the benchmarks and their default sizes\n"
             "SIZES: A..B (A, then powers of two up to B), or a,b,c, or both; k, m, g\n"
-            "suffixes are binary. Sizes are bytes, except halo2d/halo3d (local edge)\n"
-            "and isort (keys per rank).\n");
+            "suffixes are binary. Sizes are bytes, except halo2d/halo3d and wavefront\n"
+            "(local edge), isort (keys per rank) and transpose (rows per rank).\n");
 }
 
 int main(int argc, char **argv)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpibench.h - PME's MPI benchmarks: the interface between the driver (mpibench.c) and
- * the benchmarks (pt2pt.c, coll.c, halo.c, isort.c, rma.c). Plain C99 and MPI-3, any
- * mpicc.
+ * the benchmarks (pt2pt.c, coll.c, halo.c, isort.c, wavefront.c, transpose.c, rma.c).
+ * Plain C99 and MPI-3, any mpicc.
  */
 #ifndef MPIBENCH_H
 #define MPIBENCH_H
@@ -64,7 +64,8 @@ struct bench {
 extern const struct bench bench_pingpong, bench_bw, bench_bibw, bench_msgrate;
 extern const struct bench bench_allreduce, bench_reduce, bench_alltoall, bench_bcast,
     bench_barrier;
-extern const struct bench bench_halo2d, bench_halo3d, bench_isort;
+extern const struct bench bench_halo2d, bench_halo3d, bench_isort, bench_wavefront,
+    bench_transpose;
 extern const struct bench bench_put, bench_get, bench_putbw, bench_getbw, bench_acc,
     bench_epochput, bench_epochget, bench_epochacc;
 
