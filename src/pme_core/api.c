@@ -36,6 +36,7 @@ void pme_send_waiting(pme_ep_t *ep)
     pme_ep_lock(ep);
     if (ep->dirty.n)
         pme_link_after_batch(ep);
+    pme_link_send_gathered(ep);
     pme_ep_unlock(ep);
 }
 

@@ -47,6 +47,17 @@ void pme_config_init(struct pme_config *cfg)
      * less of the receiver's credit until its last message is released, and delays its
      * first message less on a slow link (8 KiB take 66 us at 1 Gbit/s). */
     cfg->coalesce_bytes = 8192;
+    /* Small messages leave at once until four frames to the peer wait for an answer: a
+     * program that sends a message or two to each neighbour and then computes never
+     * gathers, while one that sends faster than its peer acknowledges (a message-rate
+     * loop, a many-to-one burst) gathers from the fifth frame on, the fourth asking for
+     * the acknowledgement at once. Gathering waits for the caller's next call into PME
+     * or at most coalesce_us (the helper): Nagle's algorithm held every message behind
+     * any frame in flight until the next call, and a wavefront solver that sends and
+     * then computes ran 1.6 times slower (benchmarks.md, "Coalescing that never
+     * delays"). */
+    cfg->coalesce_after = 4;
+    cfg->coalesce_us = 50;
     cfg->rto_us = 1000;
     cfg->peer_timeout_ms = 60000;
     cfg->link_down_ms = 2000;
@@ -268,6 +279,9 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_TX_POOL", tx_pool_bytes, 1ull << 40, 1, "a size such as 32m")
     NUM("PME_CREDITS", credit_bytes, UINT32_MAX / 4, 1, "a size such as 256k")
     NUM("PME_COALESCE", coalesce_bytes, 65535, 1, "a size such as 4k (at most 64k), or 0 for never")
+    NUM("PME_COALESCE_AFTER", coalesce_after, 4096, 0,
+        "a number of frames from 0 to 4096 (0: gather only when the link cannot send)")
+    NUM("PME_COALESCE_US", coalesce_us, 1000000, 0, "microseconds, at most 1000000")
     NUM("PME_RTO_US", rto_us, 10000000, 0, "microseconds, at most 10000000")
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
     NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")

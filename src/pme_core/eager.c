@@ -4,12 +4,14 @@
  * completes at once), sent as DATA fragments on the peer's eager credit, assembled at
  * the receiver into one receive-pool buffer and handed out whole as PME_EV_MSG.
  *
- * Small messages are coalesced. A message to a peer with nothing unacknowledged on its
- * in-order rail goes at once (latency stays as it was); one sent while frames are in
- * flight or items wait there waits for the next progress pass instead, and the small
- * messages that meet at the tail of the queue travel as one bundle (pme_wire.h,
- * PME_DATA_BUNDLE): one frame, one order number and one credit charge for many
- * messages, which alone paid each its own headers, system calls and acknowledgement.
+ * Small messages are coalesced, never delayed for it: a message leaves in the call that
+ * sends it whenever the link takes it. Only one that must wait anyway (the link cannot
+ * take it: no credit, a full device, STOP, items queued before it) or that comes while
+ * PME_COALESCE_AFTER frames to the peer wait for an acknowledgement (link_tx.c) gets
+ * room for others, and the small messages that meet it at the tail of the queue travel
+ * with it as one bundle (pme_wire.h, PME_DATA_BUNDLE): one frame, one order number and
+ * one credit charge for many messages, which alone paid each its own headers, system
+ * calls and acknowledgement.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -32,13 +34,11 @@ static void copy_msg(uint8_t *dst, const void *hdr, size_t hdr_len, const struct
     }
 }
 
-/* The largest bundle a message to the peer may join now, or 0 when it goes at once:
- * coalescing is off, the peer cannot take bundles, or nothing waits on its in-order
- * rail (there is nothing to wait for). */
+/* The largest bundle a message to the peer may be part of, or 0 when it goes alone:
+ * coalescing is off or the peer cannot take bundles. */
 static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 {
-    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || !(p->takes & PME_FEAT_BUNDLE) ||
-        !p->rail[p->primary].q_head)
+    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || !(p->takes & PME_FEAT_BUNDLE))
         return 0;
     uint32_t lim = pme_link_data_room(p);
     if (ep->cfg.coalesce_bytes < lim)
@@ -47,8 +47,9 @@ static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 }
 
 /* Append the message to the last item of the peer's in-order queue when that is a
- * small DATA item nobody has started or charged yet and the bundle stays within lim,
- * the item's room and the peer's grant; false when it must have an item of its own. */
+ * small DATA item that waits (nobody has started or charged it yet) with room for
+ * others, and the bundle stays within lim, the item's room and the peer's grant; false
+ * when it must have an item of its own. */
 static bool bundle_append(struct pme_ep *ep, struct pme_peer *p, uint32_t lim,
                           const void *hdr, size_t hdr_len, const struct iovec *iov,
                           int iovcnt, uint32_t total)
@@ -93,12 +94,13 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
     if (ep->tx_used + total > ep->cfg.tx_pool_bytes && ep->tx_used)
         return PME_EAGAIN;
     uint32_t lim = bundle_limit(ep, p);
-    bool wait = lim && bundle_append(ep, p, lim, hdr, hdr_len, iov, iovcnt, (uint32_t)total);
-    if (!wait) {
-        /* An item of its own: with room for more when another small message could join
-         * it before the next pass. */
+    bool joined = lim && bundle_append(ep, p, lim, hdr, hdr_len, iov, iovcnt, (uint32_t)total);
+    if (!joined) {
+        /* An item of its own: with room for more when it will wait, so that the small
+         * messages after it can join it. */
         uint32_t room = 0;
-        if (lim && pme_wire_rec_after(FIRST_REC_END((uint32_t)total)) + PME_BUNDLE_REC <= lim)
+        if (lim && pme_wire_rec_after(FIRST_REC_END((uint32_t)total)) + PME_BUNDLE_REC <= lim &&
+            pme_link_small_waits(ep, p))
             room = lim;
         struct pme_txmsg *m = pme_txmsg_new(ep, PME_T_DATA, room ? room : total);
         if (!m)
@@ -110,14 +112,11 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
         copy_msg(m->data, hdr, hdr_len, iov, iovcnt);
         ep->tx_used += total;
         pme_link_enqueue(ep, idx, m);
-        wait = room != 0;
     }
     ep->ctr->tx_msgs++;
     p->ctr->tx_msgs++;
-    if (wait)
-        pme_peer_mark_dirty(ep, idx); /* the next progress pass sends it */
-    else
-        pme_link_pump(ep, idx);
+    /* Now, if the link takes it (a bundle it joined too, if that may go now). */
+    pme_link_pump(ep, idx);
     if (flags & PME_SEND_NO_EVENT)
         return PME_DONE;
     struct pme_event *e = pme_evq_push(ep, PME_EV_SEND_DONE, PME_OK, idx);

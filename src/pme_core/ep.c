@@ -453,5 +453,6 @@ void pme_ep_close(pme_ep_t *ep)
     pme_idxvec_free(&ep->active);
     pme_idxvec_free(&ep->dirty);
     pme_idxvec_free(&ep->suspects);
+    pme_idxvec_free(&ep->gathering);
     ep_free(ep);
 }

@@ -15,6 +15,7 @@
 #include <sched.h>
 
 #include "pme_internal.h"
+#include "progress.h"
 
 static inline void pme_ep_lock(struct pme_ep *ep)
 {
@@ -31,6 +32,8 @@ static inline void pme_ep_unlock(struct pme_ep *ep)
 {
     if (!ep->helper)
         return;
+    if (ep->gathering_tell_helper)
+        pme_helper_tell(ep); /* small messages gather: the helper bounds their wait */
     __atomic_store_n(&ep->api_exits, ep->api_exits + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&ep->api_lock, 0, __ATOMIC_RELEASE);
 }

@@ -12,6 +12,11 @@
  * whenever frames come: acknowledgements, credit, PONGs go out at once, and events
  * queue up for the caller's return. Its cost while the caller is busy is one wake-up
  * per period; the caller pays one uncontended lock per API call (eplock.h).
+ *
+ * It also bounds how long small messages gather into a bundle (link_tx.c): when the
+ * caller leaves PME with some gathering, it tells the thread (one eventfd write per
+ * gathering, not per message), which sends them PME_COALESCE_US after they began to
+ * gather unless their acknowledgement or the caller sent them first.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,16 +25,56 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "eplock.h"
+#include "link.h"
 #include "progress.h"
 
 struct pme_helper {
     pthread_t thread;
     int stop_fd;            /* eventfd: readable when the thread must end */
+    int tell_fd;            /* eventfd: readable when small messages began to gather */
     int period_ms;
 };
+
+void pme_helper_tell(struct pme_ep *ep)
+{
+    ep->gathering_tell_helper = false;
+    if (eventfd_write(ep->helper->tell_fd, 1) != 0)
+        return; /* (the count cannot overflow; the thread wakes by its period anyway) */
+}
+
+/* Send what gathers if it has gathered long enough and the caller is not inside. */
+static void send_gathered(struct pme_ep *ep)
+{
+    if (!pme_ep_trylock(ep))
+        return; /* the caller is inside: it sends them or they keep gathering for it */
+    uint64_t since = ep->gathering_since_ns;
+    ep->now = pme_now_ns();
+    if (since && ep->now - since >= (uint64_t)ep->cfg.coalesce_us * 1000u) {
+        pme_link_send_gathered(ep);
+        ep->ctr->helper_passes++;
+    }
+    pme_ep_unlock_helper(ep);
+}
+
+/* How long the thread may sleep: until its next look at the caller (a period after the
+ * last), or until what gathers is due. Returns whether something gathers. */
+static bool sleep_until(struct pme_ep *ep, const struct pme_helper *h, uint64_t looked_ns,
+                        struct timespec *ts)
+{
+    uint64_t since = __atomic_load_n(&ep->gathering_since_ns, __ATOMIC_RELAXED);
+    uint64_t now = pme_now_ns(), due = looked_ns + (uint64_t)h->period_ms * 1000000u;
+    if (since && since + (uint64_t)ep->cfg.coalesce_us * 1000u < due)
+        due = since + (uint64_t)ep->cfg.coalesce_us * 1000u;
+    uint64_t ns = due > now ? due - now : 0;
+    ts->tv_sec = (time_t)(ns / 1000000000u);
+    ts->tv_nsec = (long)(ns % 1000000000u);
+    return since != 0;
+}
 
 /* One pass for the absent caller; returns whether frames moved. */
 static bool answer(struct pme_ep *ep)
@@ -55,18 +100,36 @@ static void *helper_main(void *arg)
     struct pme_helper *h = ep->helper;
     int dev_fd = pme_ep_wait_fd(ep);
     uint64_t seen = __atomic_load_n(&ep->api_exits, __ATOMIC_RELAXED);
+    uint64_t period_ns = (uint64_t)h->period_ms * 1000000u;
+    uint64_t looked_ns = pme_now_ns(); /* when it last looked whether the caller is away */
     bool away = false, idle_pass = false;
     for (;;) {
         /* While the caller is away, wake for frames too (unless the last pass found the
          * device readable but nothing to take: then only for the period, so that a
          * descriptor stuck readable cannot make us spin). */
-        struct pollfd pfd[2] = {{h->stop_fd, POLLIN, 0},
+        struct pollfd pfd[3] = {{h->stop_fd, POLLIN, 0},
+                                {h->tell_fd, POLLIN, 0},
                                 {away && !idle_pass ? dev_fd : -1, POLLIN, 0}};
-        int n = poll(pfd, 2, h->period_ms);
+        struct timespec ts;
+        bool gathering = sleep_until(ep, h, looked_ns, &ts);
+        int n = ppoll(pfd, 3, &ts, NULL);
         if (n < 0 && errno != EINTR)
             break;
         if (pfd[0].revents)
             break;
+        if (pfd[1].revents) {
+            eventfd_t v;
+            (void)eventfd_read(h->tell_fd, &v);
+            continue; /* work out when what gathers is due */
+        }
+        if (gathering)
+            send_gathered(ep);
+        /* Whether the caller has been away a whole period: only when one has passed (a
+         * wake-up for what gathers comes sooner) or frames came while it is away. */
+        uint64_t now = pme_now_ns();
+        if (!pfd[2].revents && now - looked_ns < period_ns)
+            continue;
+        looked_ns = now;
         uint64_t exits = __atomic_load_n(&ep->api_exits, __ATOMIC_RELAXED);
         bool inside = __atomic_load_n(&ep->api_lock, __ATOMIC_RELAXED);
         if (exits != seen || inside) {
@@ -75,7 +138,7 @@ static void *helper_main(void *arg)
             continue;
         }
         away = true;
-        idle_pass = !answer(ep) && pfd[1].revents;
+        idle_pass = !answer(ep) && pfd[2].revents;
     }
     return NULL;
 }
@@ -89,7 +152,12 @@ int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen)
     if (h->period_ms < 1)
         h->period_ms = 1;
     h->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (h->stop_fd < 0) {
+    h->tell_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (h->stop_fd < 0 || h->tell_fd < 0) {
+        if (h->stop_fd >= 0)
+            close(h->stop_fd);
+        if (h->tell_fd >= 0)
+            close(h->tell_fd);
         snprintf(err, errlen, "cannot start the liveness helper: %s (PME_HELPER=0 runs "
                  "without it)", strerror(errno));
         free(h);
@@ -102,6 +170,7 @@ int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen)
                  "runs without it)", strerror(rc));
         ep->helper = NULL;
         close(h->stop_fd);
+        close(h->tell_fd);
         free(h);
         return PME_ERR_DEVICE;
     }
@@ -116,6 +185,7 @@ void pme_helper_stop(struct pme_ep *ep)
     if (eventfd_write(h->stop_fd, 1) == 0)
         pthread_join(h->thread, NULL);
     close(h->stop_fd);
+    close(h->tell_fd);
     free(h);
     ep->helper = NULL;
 }

@@ -180,6 +180,11 @@ void pme_link_on_hello(struct pme_ep *ep, struct pme_link_in *r);
 /* link_rx.c: the receiving half (pme_link_rx is the devices' receive callback) */
 void pme_link_rx(void *rx_ctx, const uint8_t *frame, size_t len); /* &ep->rx_ctx[dev] */
 void pme_link_after_batch(struct pme_ep *ep);
+/* link_tx.c: small messages gathering into a bundle (PME_COALESCE_AFTER). Whether a new
+ * small message to p would have to wait (so that it should make room for others), and
+ * sending now whatever gathers, before a sleep or when the caller or the helper asks. */
+bool pme_link_small_waits(const struct pme_ep *ep, const struct pme_peer *p);
+void pme_link_send_gathered(struct pme_ep *ep);
 
 /* Something is owed by the peer on rail r: frames to acknowledge, its handshake, GO. */
 static inline bool pme_rail_owes(const struct pme_rail *r)

@@ -358,6 +358,79 @@ static bool take_credit(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
     return true;
 }
 
+/* ---- small messages gathering (PME_COALESCE_AFTER) ----
+ *
+ * A small message leaves in the call that sends it unless coalesce_after frames of the
+ * peer's in-order rail already wait for an acknowledgement. Then the item at the head
+ * of what the rail has not sent, a small message with room for others (eager.c), waits
+ * and the next small messages to the peer join it: it leaves as one bundle when the
+ * acknowledgement comes (the frame that reached the count asked for it at once), when
+ * the caller waits, idles or asks (pme_link_send_gathered), or at the latest
+ * coalesce_us after it began to wait, sent by the liveness helper while the caller is
+ * away. Only a sender that outpaces its peer's acknowledgements gathers; one that sends
+ * a message or two and computes never waits (Nagle's algorithm, which held every
+ * message behind any frame in flight until the next call, did). */
+
+static bool gathers(const struct pme_ep *ep, const struct pme_rail *r, const struct pme_txmsg *m)
+{
+    return m->type == PME_T_DATA && m->room && !m->started && !ep->gathering_release &&
+           !r->probe && ep->cfg.coalesce_after &&
+           r->snd_nxt - r->snd_una >= ep->cfg.coalesce_after;
+}
+
+static void gathering_begins(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
+{
+    if (p->gathering)
+        return;
+    p->gathering = true;
+    pme_idxvec_push(&ep->gathering, idx);
+    if (!ep->gathering_since_ns) {
+        /* (read by the helper without the lock, to know when to wake) */
+        __atomic_store_n(&ep->gathering_since_ns, ep->now, __ATOMIC_RELAXED);
+        ep->gathering_tell_helper = true; /* when the caller leaves (eplock.h) */
+    }
+}
+
+/* The peer's gathered bundle leaves (or it failed): when no peer gathers any more, the
+ * endpoint stops counting. */
+static void gathering_ends(struct pme_ep *ep, struct pme_peer *p)
+{
+    if (!p->gathering)
+        return;
+    p->gathering = false;
+    for (uint32_t i = 0; i < ep->gathering.n; i++)
+        if (pme_peer_get(ep, ep->gathering.v[i])->gathering)
+            return;
+    ep->gathering.n = 0;
+    __atomic_store_n(&ep->gathering_since_ns, 0, __ATOMIC_RELAXED);
+}
+
+bool pme_link_small_waits(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    const struct pme_rail *r = &p->rail[p->primary];
+    if (r->cur || r->state != RAIL_OPEN || r->stopped || p->credit_stalled ||
+        (ep->blocked_devs & (1u << r->dev)))
+        return true;
+    return ep->cfg.coalesce_after && r->snd_nxt - r->snd_una >= ep->cfg.coalesce_after;
+}
+
+void pme_link_send_gathered(struct pme_ep *ep)
+{
+    if (!ep->gathering.n)
+        return;
+    ep->gathering_release = true;
+    for (uint32_t i = 0; i < ep->gathering.n; i++) {
+        pme_peer_t idx = ep->gathering.v[i];
+        struct pme_peer *p = pme_peer_get(ep, idx);
+        if (p->gathering && p->tx_state == TX_OPEN)
+            pme_link_pump(ep, idx);
+        p->gathering = false;
+    }
+    ep->gathering_release = false;
+    ep->gathering.n = 0;
+    __atomic_store_n(&ep->gathering_since_ns, 0, __ATOMIC_RELAXED);
+}
+
 /* Frames built from here on go into a batch of rail k of the peer (it sends the batch
  * of another rail first). */
 static void batch_begin(struct pme_ep *ep, pme_peer_t idx, unsigned k)
@@ -427,6 +500,10 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
             pme_rail_enqueue(p, k, piece);
         }
         struct pme_txmsg *m = r->cur;
+        if (gathers(ep, r, m)) {
+            gathering_begins(ep, idx, p);
+            break;
+        }
         if (!m->started) {
             if (m->type == PME_T_DATA) {
                 if (m->cost > p->credit_grant) {
@@ -440,10 +517,17 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
                 if (!take_credit(ep, idx, p, m))
                     break;
             }
+            if (m->room)
+                gathering_ends(ep, p);
             start_msg(p, r, m);
         }
         uint16_t flags = 0;
         if (r->probe || r->snd_nxt + 1 - r->snd_una >= ep->cfg.window)
+            flags |= PME_F_ACK_REQ;
+        /* The small message that fills what may wait for an acknowledgement asks for it
+         * at once: the ones behind it gather until it comes. */
+        if (m->type == PME_T_DATA && ep->cfg.coalesce_after &&
+            r->snd_nxt + 1 - r->snd_una == ep->cfg.coalesce_after)
             flags |= PME_F_ACK_REQ;
         r->probe = false;
         if (build_frame(ep, p, k, m, r->cur_frame, ep->nbatch, &flags))

@@ -156,10 +156,17 @@ struct pme_config {
     size_t rx_pool_bytes;       /* receive pool of the endpoint         PME_RX_POOL */
     size_t tx_pool_bytes;       /* eager send copies of the endpoint    PME_TX_POOL */
     size_t credit_bytes;        /* eager credit granted to each peer    PME_CREDITS */
-    size_t coalesce_bytes;      /* small eager messages to one peer queued behind
-                                 * unacknowledged frames travel as bundles of at most
-                                 * this many bytes (one-sided operations: of a frame;
-                                 * 0: each alone)                       PME_COALESCE */
+    size_t coalesce_bytes;      /* small eager messages that wait for the link to one
+                                 * peer travel as bundles of at most this many bytes
+                                 * (one-sided operations: of a frame; 0: each alone)
+                                 *                                      PME_COALESCE */
+    unsigned coalesce_after;    /* small messages to a peer leave in the call that sends
+                                 * them while fewer of its frames than this wait for an
+                                 * acknowledgement; then they gather (0: only when the
+                                 * link cannot take them)         PME_COALESCE_AFTER */
+    unsigned coalesce_us;       /* what gathers leaves at the latest this long after it
+                                 * began, sent by the liveness helper while the caller
+                                 * is away                           PME_COALESCE_US */
     unsigned rto_us;            /* first retransmission timeout         PME_RTO_US */
     unsigned peer_timeout_ms;   /* silence after which a peer is dead   PME_PEER_TIMEOUT_MS */
     unsigned link_down_ms;      /* owing this long over an interface that is down or has

@@ -269,6 +269,8 @@ struct pme_peer {
     bool keepalive_armed : 1; /* peer_deadline is a keepalive, not a credit request */
     bool suspect : 1;       /* on the endpoint's suspect list: verdict after a drain */
     bool ping_out : 1;      /* a PING to it awaits its PONG */
+    bool gathering : 1;     /* on the endpoint's gathering list: small messages to it
+                             * wait for its acknowledgement (link_tx.c) */
     uint8_t chal_gen;       /* moves on with each incarnation of it we adopt: our
                              * challenge to it (hello_wait.c) is then a new one */
     int16_t rma_status;     /* the first of our one-sided operations to it that failed
@@ -363,6 +365,14 @@ struct pme_ep {
     pme_peer_t last_peer;   /* the peer the last lookup found */
     struct pme_idxvec active, dirty, suspects;
     uint64_t next_timer_ns;
+    /* layer 3: small messages gathering into a bundle while coalesce_after frames of
+     * their peer wait for an acknowledgement (link_tx.c): the peers that may hold one,
+     * since when (0: none), whether the helper must hear of it when the caller leaves,
+     * and whether a pass sends them anyway (pme_link_send_gathered) */
+    struct pme_idxvec gathering;
+    uint64_t gathering_since_ns;
+    bool gathering_tell_helper;
+    bool gathering_release;
     /* layer 3: the transmit batch */
     struct pme_dev_frame batch[PME_TX_BATCH];
     uint8_t batch_hdr[PME_TX_BATCH][PME_HDRS_BYTES];

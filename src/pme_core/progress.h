@@ -22,5 +22,7 @@ bool pme_idle_sleeps(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 /* helper.c */
 int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen);
 void pme_helper_stop(struct pme_ep *ep);
+/* The caller leaves with small messages gathering: the helper sends them when due. */
+void pme_helper_tell(struct pme_ep *ep);
 
 #endif

@@ -204,6 +204,7 @@ static uint64_t latest(uint64_t due_ns, uint64_t late_ns)
 static void sleep_on_device(struct pme_ep *ep, uint64_t caller_ns, bool watch_wake)
 {
     pme_timers_ack_before_sleep(ep);
+    pme_link_send_gathered(ep);
     uint64_t timer_ns = ns_until(ep->now, ep->next_timer_ns);
     struct pollfd pfd[2 * PME_MAX_DEVS + 1];
     unsigned n = 0;
@@ -234,6 +235,10 @@ int pme_wait_do(struct pme_ep *ep, int timeout_ms)
 {
     bool sleeps = pme_ep_wait_fd(ep) >= 0;
     ep->now = pme_now_ns();
+    /* A caller that waits sends nothing more to join what gathers (a poll, timeout 0,
+     * may come between sends). */
+    if (timeout_ms != 0)
+        pme_link_send_gathered(ep);
     bool sleep_at_once = sleeps && timeout_ms != 0 && !may_spin(ep);
     int n = pme_progress_pass(ep, !sleep_at_once);
     if (n || timeout_ms == 0)
@@ -290,10 +295,11 @@ bool pme_idle_sleeps(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 
 void pme_idle_do(struct pme_ep *ep, uint64_t idle_us, unsigned max_sleep_us)
 {
-    /* Sends that wait for a pass (small messages being coalesced) go before any sleep:
-     * the caller may be idle for a long time. */
+    /* Sends that wait for a pass go, and small messages gathering into a bundle: an
+     * idle caller sends no more to join them, and may be idle for a long time. */
     if (ep->dirty.n)
         pme_link_after_batch(ep);
+    pme_link_send_gathered(ep);
     switch (idle_choice(ep, idle_us, max_sleep_us)) {
     case IDLE_POLL:
         return;

@@ -3,8 +3,12 @@
  * t_coalesce.c - small eager messages to one peer travel as bundles (PME_COALESCE):
  *   - bundles: thousands of small messages arrive complete, in order, exactly once,
  *     in far fewer frames, bundles counted at both ends; with PME_COALESCE=0 none;
- *   - when: a send to a peer with nothing in flight leaves at once, one behind
- *     unacknowledged frames waits for the next pass and joins the bundle there;
+ *   - when: a message leaves in the call that sends it (it is on the wire when
+ *     pme_send returns) to an idle peer and behind fewer than PME_COALESCE_AFTER
+ *     unacknowledged frames, the last of which asks for its acknowledgement at once;
+ *     the ones after gather, send no frame, and leave as one bundle when that
+ *     acknowledgement comes; with PME_COALESCE_AFTER=0 nothing gathers behind frames
+ *     in flight, with PME_COALESCE=0 nothing at all;
  *   - mixed: bundleable, larger eager and rendezvous messages interleaved keep their
  *     order; faults: the same under each of the loop wire's seeded faults;
  *   - release: a bundle's events released out of order keep its buffer (and the
@@ -13,9 +17,11 @@
  *     that disagree, zero-length tricks) are dropped whole and counted, nothing of them
  *     delivered; a well-formed forged one is delivered (the control);
  *   - features: a peer that did not announce PME_FEAT_BUNDLE never gets one;
- *   - idle: a deferred message leaves when the caller only idles (pme_ep_idle), when
- *     it asks for it (pme_send_waiting, what the netmod calls after its handlers), and
- *     when it stops calling PME altogether (the liveness helper).
+ *   - idle: messages gathering leave when the caller only idles (pme_ep_idle), when
+ *     it waits (pme_wait), when it asks for it (pme_send_waiting, what the netmod calls
+ *     after its handlers), and when it stops calling PME altogether: the liveness
+ *     helper sends them PME_COALESCE_US after they began to gather (its own period,
+ *     after which it would answer for an absent caller, set far longer than the test).
  * pme-test: tier=default cpu=100 time=1
  */
 #include <arpa/inet.h>
@@ -154,28 +160,57 @@ static uint64_t new_frames(pme_ep_t *ep)
     return c.tx_frames - c.retransmits;
 }
 
+static void coalesce_after_0(struct pme_config *cfg)
+{
+    cfg->coalesce_after = 0;
+}
+
 static void test_when(void)
 {
     struct lp_pair lp;
     lp_open(&lp, NULL, NULL);
+    unsigned after = 4; /* PME_COALESCE_AFTER's default */
     send_one(lp.a, lp.a_to_b, 0, 8); /* opens the connection */
     take(&lp, 0, 1, NULL);
     settle(&lp);
+    /* An idle peer: on the wire before the call returns; and each of the next, behind
+     * fewer than `after` frames in flight, as well (Nagle's algorithm held them). */
     uint64_t f0 = new_frames(lp.a);
-    send_one(lp.a, lp.a_to_b, 1, 8);
-    uint64_t f1 = new_frames(lp.a);
-    CHECK(f1 == f0 + 1, "a send to an idle peer did not leave at once (%llu frames)",
-          (unsigned long long)(f1 - f0));
-    for (uint32_t i = 2; i < 12; i++)
+    for (uint32_t i = 1; i <= after; i++) {
         send_one(lp.a, lp.a_to_b, i, 8 * i);
-    CHECK(new_frames(lp.a) == f1, "sends behind an unacknowledged frame left at once");
+        CHECK(new_frames(lp.a) == f0 + i,
+              "message %u, behind %u unacknowledged frames, did not leave in its call", i,
+              i - 1);
+    }
+    uint64_t f1 = new_frames(lp.a);
+    for (uint32_t i = after + 1; i <= after + 10; i++)
+        send_one(lp.a, lp.a_to_b, i, 8 * i);
+    CHECK(new_frames(lp.a) == f1, "sends behind %u unacknowledged frames did not gather",
+          after);
+    /* The last frame that left asked for its acknowledgement: one pass of the receiver
+     * sends it, and the sender's next pass sends what gathered, as one bundle. */
+    uint64_t acks = counters(lp.b).ack_tx;
+    pme_progress(lp.b);
+    CHECK(counters(lp.b).ack_tx > acks, "the receiver's pass acknowledged nothing at once");
     pme_progress(lp.a);
     struct pme_counters c = counters(lp.a);
     CHECK(new_frames(lp.a) == f1 + 1 && c.tx_bundles == 1 && c.tx_bundled == 10,
-          "the next pass sent %llu new frames, %llu bundles of %llu messages",
+          "the acknowledgement released %llu new frames, %llu bundles of %llu messages",
           (unsigned long long)(new_frames(lp.a) - f1), (unsigned long long)c.tx_bundles,
           (unsigned long long)c.tx_bundled);
-    take(&lp, 1, 11, NULL);
+    take(&lp, 1, after + 10, NULL);
+    lp_close(&lp);
+
+    /* PME_COALESCE_AFTER=0: behind frames in flight too, every send leaves at once. */
+    lp_open(&lp, NULL, coalesce_after_0);
+    send_one(lp.a, lp.a_to_b, 0, 8);
+    take(&lp, 0, 1, NULL);
+    settle(&lp);
+    f0 = new_frames(lp.a);
+    for (uint32_t i = 1; i < 11; i++)
+        send_one(lp.a, lp.a_to_b, i, 8);
+    CHECK(new_frames(lp.a) == f0 + 10, "PME_COALESCE_AFTER=0 held sends back");
+    take(&lp, 1, 10, NULL);
     lp_close(&lp);
 
     /* Coalescing off: every send leaves at once, as before. */
@@ -189,7 +224,9 @@ static void test_when(void)
     CHECK(new_frames(lp.a) == f0 + 10, "PME_COALESCE=0 held sends back");
     take(&lp, 1, 10, NULL);
     lp_close(&lp);
-    printf("when: at once to an idle peer, bundled behind frames in flight\n");
+    printf("when: each message in its own call up to %u frames in flight, the next ones "
+           "gathered until the acknowledgement\n",
+           after);
 }
 
 /* Bundleable, eager of several frames (> 8960) and rendezvous (> PME_EAGER_MAX, 68 KiB). */
@@ -254,34 +291,39 @@ static void test_release(void)
     send_one(lp.a, lp.a_to_b, 0, 8);
     take(&lp, 0, 1, NULL);
     settle(&lp);
-    send_one(lp.a, lp.a_to_b, 1, 8); /* at once, alone */
-    for (uint32_t i = 2; i < 2 + K; i++)
+    /* Four at once, alone (PME_COALESCE_AFTER's default), then K gathering. */
+    enum { ALONE = 4 };
+    for (uint32_t i = 1; i <= ALONE; i++)
+        send_one(lp.a, lp.a_to_b, i, 8);
+    for (uint32_t i = ALONE + 1; i <= ALONE + K; i++)
         send_one(lp.a, lp.a_to_b, i, 40 + i);
-    struct pme_event evs[1 + K];
-    take(&lp, 1, 1 + K, evs);
+    struct pme_event evs[ALONE + K];
+    take(&lp, 1, ALONE + K, evs);
     CHECK(counters(lp.b).rx_bundles == 1, "%llu bundles",
           (unsigned long long)counters(lp.b).rx_bundles);
-    pme_event_release(lp.b, &evs[0]);
+    for (int j = 0; j < ALONE; j++)
+        pme_event_release(lp.b, &evs[j]);
     size_t held = pool_used(lp.b);
     CHECK(held > 0, "the bundle holds no pool");
     /* Out of order, the first and the last of the bundle among them, the 5th last. */
+    struct pme_event *bundle = evs + ALONE - 1; /* bundle[1..K] */
     static const int order[K] = {10, 1, 7, 3, 9, 2, 8, 4, 6, 5};
     for (int j = 0; j < K - 1; j++) {
-        pme_event_release(lp.b, &evs[order[j]]);
+        pme_event_release(lp.b, &bundle[order[j]]);
         CHECK(pool_used(lp.b) == held, "released %d of %d: pool %zu, was %zu", j + 1, K,
               pool_used(lp.b), held);
     }
     /* Its bytes are still there (under ASan: never freed memory). */
     uint32_t i;
-    memcpy(&i, evs[5].hdr, 4);
-    CHECK(i == 6 && pattern_check(evs[5].data, evs[5].data_len, 6) < 0,
+    memcpy(&i, bundle[5].hdr, 4);
+    CHECK(i == ALONE + 5 && pattern_check(bundle[5].data, bundle[5].data_len, ALONE + 5) < 0,
           "the last event's message changed after the others were released");
-    pme_event_release(lp.b, &evs[5]);
+    pme_event_release(lp.b, &bundle[5]);
     CHECK(pool_used(lp.b) == 0, "pool %zu after the last release", pool_used(lp.b));
     /* The credit came back: the sender goes on sending. */
-    for (uint32_t j = 12; j < 12 + 3000; j++)
+    for (uint32_t j = ALONE + K + 1; j < ALONE + K + 1 + 3000; j++)
         send_one(lp.a, lp.a_to_b, j, 100);
-    take(&lp, 12, 3000, NULL);
+    take(&lp, ALONE + K + 1, 3000, NULL);
     lp_close(&lp);
     printf("release: the bundle's buffer went back with its last event\n");
 }
@@ -454,35 +496,39 @@ static void test_features(void)
     printf("features: no bundle to a peer that did not announce PME_FEAT_BUNDLE\n");
 }
 
+/* The helper's period (after which it answers for an absent caller) far longer than
+ * the test: only what gathers can make it act, after PME_COALESCE_US. */
 static void with_helper(struct pme_config *cfg)
 {
     cfg->helper = 1;
-    cfg->helper_us = 2000;
+    cfg->helper_us = 100000000;
+    cfg->coalesce_us = 2000;
 }
 
-/* Open a pair whose connection is up and quiet, then send two small messages from a
- * to b: the first waits behind nothing and leaves, the second waits behind it. */
-static void two_behind(struct lp_pair *lp, void (*tweak)(struct pme_config *))
+/* Open a pair whose connection is up and quiet, then send from a to b the messages
+ * that leave at once (PME_COALESCE_AFTER's 4) and two more, which gather. */
+static void two_gathering(struct lp_pair *lp, void (*tweak)(struct pme_config *))
 {
     lp_open(lp, NULL, tweak);
     send_one(lp->a, lp->a_to_b, 0, 8);
     take(lp, 0, 1, NULL);
     settle(lp);
-    send_one(lp->a, lp->a_to_b, 1, 8);
-    send_one(lp->a, lp->a_to_b, 2, 8);
+    for (uint32_t i = 1; i <= 6; i++)
+        send_one(lp->a, lp->a_to_b, i, 8);
 }
 
-/* `leave`, called once, must send what waits, and sends nothing when called again. */
+/* `leave`, called once, must send what gathers (the receiver never acknowledged, so
+ * nothing else releases it), and sends nothing when called again. */
 static void leaves_with(void (*leave)(pme_ep_t *), const char *name)
 {
     struct lp_pair lp;
-    two_behind(&lp, NULL);
+    two_gathering(&lp, NULL);
     uint64_t f0 = new_frames(lp.a);
     leave(lp.a);
-    CHECK(new_frames(lp.a) == f0 + 1, "%s left a deferred send waiting", name);
+    CHECK(new_frames(lp.a) == f0 + 1, "%s left gathering messages waiting", name);
     leave(lp.a);
     CHECK(new_frames(lp.a) == f0 + 1, "%s sent again with nothing waiting", name);
-    take(&lp, 1, 2, NULL);
+    take(&lp, 1, 6, NULL);
     lp_close(&lp);
 }
 
@@ -491,18 +537,24 @@ static void idle_now(pme_ep_t *ep)
     pme_ep_idle(ep, 0, 0);
 }
 
+static void wait_1ms(pme_ep_t *ep)
+{
+    pme_wait(ep, 1);
+}
+
 static void test_idle(void)
 {
     struct lp_pair lp;
     leaves_with(idle_now, "pme_ep_idle");
+    leaves_with(wait_1ms, "pme_wait");
     /* The caller leaves at once (the netmod after its handlers sent). */
     leaves_with(pme_send_waiting, "pme_send_waiting");
 
-    /* The caller sends, then never calls PME again: the helper sends it. */
-    two_behind(&lp, with_helper);
+    /* The caller sends, then never calls PME again: the helper sends what gathers. */
+    two_gathering(&lp, with_helper);
     unsigned got = 0;
     double t0 = now_s();
-    while (got < 2 && now_s() - t0 < 5) {
+    while (got < 6 && now_s() - t0 < 5) {
         pme_progress(lp.b);
         struct pme_event ev;
         while (pme_next_event(lp.b, &ev)) {
@@ -511,10 +563,11 @@ static void test_idle(void)
             got++;
         }
     }
-    CHECK(got == 2, "%u of 2 messages came from a caller that stopped calling", got);
+    CHECK(got == 6, "%u of 6 messages came from a caller that stopped calling", got);
     CHECK(counters(lp.a).helper_passes > 0, "the helper never stepped in");
-    printf("idle: deferred sends left with pme_ep_idle, pme_send_waiting, and by the helper "
-           "after %.1f ms\n",
+    CHECK(counters(lp.a).tx_bundles == 1, "the two gathering messages did not go as a bundle");
+    printf("idle: gathering messages left with pme_ep_idle, pme_wait, pme_send_waiting, "
+           "and by the helper after %.1f ms\n",
            (now_s() - t0) * 1e3);
     lp_close(&lp);
 }
