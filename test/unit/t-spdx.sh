@@ -9,10 +9,14 @@
 #     with the driver (pme_wire.h, pme_ioctl.h, pme_route.h) GPL-2.0-only WITH
 #     Linux-syscall-note OR BSD-3-Clause; the headers the eBPF programs share with their
 #     loaders GPL-2.0-only OR BSD-3-Clause; everything else BSD-3-Clause;
+#   - in a clone, every other file git knows is of a kind named here as one that carries
+#     no SPDX line (documentation, data, the licence texts, Debian's fixed-format files):
+#     a file of a new kind fails until it gets an SPDX line (and its kind a place in
+#     in_scope) or its kind is named in exempt;
 #   - LICENSE carries the project's copyright line and names every licence used.
 # Scans the files git knows in a clone (tracked, and new ones not ignored), the source
 # tree otherwise (a release tarball), leaving out what autotools generate. Checks itself
-# first on a made-up tree, so that it can fail.
+# first on made-up trees, with and without git, so that it can fail.
 # pme-test: tier=default cpu=50 time=2
 set -uo pipefail
 src=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -40,16 +44,35 @@ in_scope() {
     local tree=$1 f=$2
     case ${f##*/} in
     *.c | *.h | *.sh | *.bash | *.py | *.awk | *.lua | *.m4 | *.am | *.ac | *.mk) return 0 ;;
-    *.rules | *.service | *.conf | *.pc.in | *.in) return 0 ;;
+    *.rules | *.service | *.conf | *.pc.in | *.in | *.map) return 0 ;;
     Makefile | Kbuild | GNUmakefile) return 0 ;;
     esac
     case $f in
     doc/man/*.[1-8] | doc/man/*.[1-8].in) return 0 ;;
-    debian/rules | debian/*.postinst | debian/*.prerm | debian/*.postrm | debian/*.preinst) return 0 ;;
+    debian/control | debian/rules | debian/*.postinst | debian/*.prerm | debian/*.postrm | \
+        debian/*.preinst | debian/*.install | debian/*.dirs | debian/*.links | \
+        debian/*.docs | debian/*.manpages | debian/*.dkms | debian/*.udev | \
+        debian/*.lintian-overrides | debian/*.maintscript | debian/watch | debian/gbp.conf) return 0 ;;
     esac
     local first=
     IFS= read -r -N 2 first <"$tree/$f" 2>/dev/null
     [ "$first" = '#!' ]
+}
+
+# exempt PATH: PATH is of a kind that carries no SPDX line: documentation, data the
+# tests and benchmarks read, the licence texts themselves, fuzzers' inputs, and the
+# Debian files whose format has no place for one (or which state the licences).
+exempt() {
+    case ${1##*/} in
+    *.md | *.png | *.svg | *.csv | *.tsv | *.txt | *.scenario | meta | *.sha256) return 0 ;;
+    LICENSE | .gitignore | .gitattributes | .keep | testlist.*) return 0 ;;
+    esac
+    case $1 in
+    LICENSES/* | test/fuzz/regress/* | doc/perf/*) return 0 ;;
+    debian/changelog | debian/copyright | debian/source/format | debian/source/options | \
+        debian/compat | debian/*.symbols | debian/*.shlibs) return 0 ;;
+    esac
+    return 1
 }
 
 # list_files TREE: the files to look at, relative to TREE, one a line.
@@ -79,13 +102,19 @@ spdx_of() {
     printf '%s\n' "$line"
 }
 
-# problems TREE: one line per file of TREE whose SPDX line is missing or wrong; prints
-# "checked N" last.
+# problems TREE: one line per file of TREE whose SPDX line is missing or wrong (and, in
+# a clone, per file of a kind that is neither in scope nor exempt); prints "checked N"
+# last.
 problems() {
-    local tree=$1 f want got n=0
+    local tree=$1 f want got n=0 strict=
+    [ -e "$tree/.git" ] && strict=1
     while IFS= read -r f; do
         [ -f "$tree/$f" ] || continue # deleted, not yet committed
-        in_scope "$tree" "$f" || continue
+        if ! in_scope "$tree" "$f"; then
+            exempt "$f" || [ -z "$strict" ] ||
+                echo "$f: no SPDX line, and of no kind this test exempts (give it one, or name its kind in exempt)"
+            continue
+        fi
         n=$((n + 1))
         want=$(expected "$f")
         got=$(spdx_of "$tree" "$f")
@@ -125,6 +154,25 @@ for good in kmod/good.c src/pme_core/pme_wire.h maint/good configure notes.txt; 
 done
 [ "$(tail -n 1 <<<"$out")" = "checked 10" ] ||
     fail "self-check: expected 10 files looked at, got '$(tail -n 1 <<<"$out")'"
+# The same tree as a clone: a file of an unknown kind is reported there, documentation
+# and data are not, and a linker map is a build file.
+printf 'whatever\n' >"$fake/src/pme_core/data.bin"
+printf '# a readme\n' >"$fake/README.md"
+printf '{ global: a; local: *; };\n' >"$fake/src/pme_core/lib.map"
+mkdir -p "$fake/debian/source"
+printf '3.0 (native)\n' >"$fake/debian/source/format"
+printf 'Source: x\n' >"$fake/debian/control"
+if git -C "$fake" init -q 2>/dev/null && git -C "$fake" add -A 2>/dev/null; then
+    out=$(problems "$fake")
+    for bad in src/pme_core/data.bin src/pme_core/lib.map debian/control kmod/bsd.c; do
+        grep -q "^$bad: " <<<"$out" || fail "self-check (clone): $bad is not reported: $out"
+    done
+    for good in README.md notes.txt debian/source/format maint/good; do
+        grep -q "^$good: " <<<"$out" && fail "self-check (clone): $good is reported: $out"
+    done
+else
+    fail "self-check: cannot make a git repository of the made-up tree"
+fi
 
 # ---- the tree ----
 out=$(problems "$src")
