@@ -28,8 +28,9 @@ static struct pme_wire_rma request(unsigned op, uint32_t key, uint64_t offset, u
 
 /* Send r with the payload of iov, or do it here on our own window (payload: its bytes
  * in one piece, result: where an answer lands). What acting on our own window made due
- * (a lock granted to a peer that waited) goes out now; a request to a peer that joined
- * a bundle waits for the next pass, as small messages do. */
+ * (a lock granted to a peer that waited) goes out now; a request to a peer leaves in this
+ * call unless frames to that peer wait for an acknowledgement (link_tx.c's gathering), as
+ * small messages do. */
 static int submit(struct pme_ep *ep, pme_peer_t peer, const struct pme_wire_rma *r,
                   const struct iovec *iov, int iovcnt, const void *payload, void *result)
 {

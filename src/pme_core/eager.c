@@ -109,6 +109,7 @@ int pme_eager_send(struct pme_ep *ep, pme_peer_t idx, const void *hdr, size_t hd
         m->hdr_len = (uint16_t)hdr_len;
         m->cost = pme_wire_pool_cost(m->total);
         m->room = room;
+        m->may_gather = room != 0;
         copy_msg(m->data, hdr, hdr_len, iov, iovcnt);
         ep->tx_used += total;
         pme_link_enqueue(ep, idx, m);

@@ -369,13 +369,14 @@ static bool take_credit(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p,
  * coalesce_us after it began to wait, sent by the liveness helper while the caller is
  * away. Only a sender that outpaces its peer's acknowledgements gathers; one that sends
  * a message or two and computes never waits (Nagle's algorithm, which held every
- * message behind any frame in flight until the next call, did). */
+ * message behind any frame in flight until the next call, did). The message layer
+ * marks the items that may gather (may_gather): small messages and bundles of our own
+ * one-sided operations, never answers, which go with the pass that made them. */
 
 static bool gathers(const struct pme_ep *ep, const struct pme_rail *r, const struct pme_txmsg *m)
 {
-    return m->type == PME_T_DATA && m->room && !m->started && !ep->gathering_release &&
-           !r->probe && ep->cfg.coalesce_after &&
-           r->snd_nxt - r->snd_una >= ep->cfg.coalesce_after;
+    return m->may_gather && !m->started && !ep->gathering_release && !r->probe &&
+           ep->cfg.coalesce_after && r->snd_nxt - r->snd_una >= ep->cfg.coalesce_after;
 }
 
 static void gathering_begins(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p)
@@ -517,16 +518,16 @@ static void pump_rail(struct pme_ep *ep, pme_peer_t idx, struct pme_peer *p, uns
                 if (!take_credit(ep, idx, p, m))
                     break;
             }
-            if (m->room)
+            if (m->may_gather)
                 gathering_ends(ep, p);
             start_msg(p, r, m);
         }
         uint16_t flags = 0;
         if (r->probe || r->snd_nxt + 1 - r->snd_una >= ep->cfg.window)
             flags |= PME_F_ACK_REQ;
-        /* The small message that fills what may wait for an acknowledgement asks for it
-         * at once: the ones behind it gather until it comes. */
-        if (m->type == PME_T_DATA && ep->cfg.coalesce_after &&
+        /* The message or one-sided operation that fills what may wait for an
+         * acknowledgement asks for it at once: the ones behind it gather until it comes. */
+        if ((m->type == PME_T_DATA || m->type == PME_T_RMA) && ep->cfg.coalesce_after &&
             r->snd_nxt + 1 - r->snd_una == ep->cfg.coalesce_after)
             flags |= PME_F_ACK_REQ;
         r->probe = false;

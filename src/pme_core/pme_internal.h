@@ -178,6 +178,8 @@ struct pme_txmsg {
     uint8_t type;           /* PME_T_DATA, RTS, CTS, RDATA, NOP */
     uint8_t started;        /* first_seq/nframes are fixed */
     uint8_t charged;        /* DATA: its cost is in credit_used (stays so if it moves) */
+    uint8_t may_gather;     /* small messages or one-sided operations of ours that may
+                             * wait for others to join them (link_tx.c, gathering) */
     uint16_t hdr_len;       /* DATA, RTS: bytes of user header at the start of data */
     uint16_t aux;           /* CTS: PME_CTS_DISCARD; DATA: PME_DATA_BUNDLE; RMA:
                              * PME_RMA_BUNDLE */

@@ -80,8 +80,9 @@ const struct pme_wire_rma *pme_rma_item_header(const struct pme_txmsg *m);
 size_t pme_rma_item_flatten(const struct pme_txmsg *m, uint8_t *dst);
 
 /* rma_bundle.c: one-sided requests and answers to a peer coalesced into bundles */
-/* Queue item m (a request or answer of ours) on the peer's link, in a bundle when it
- * may wait for the next progress pass; true when it does (the caller need not pump). */
+/* Queue item m (a request or answer of ours) on the peer's link: in a bundle when it
+ * would wait anyway (an answer: when others of this batch go with it). Returns whether
+ * it joined a bundle. The caller pumps the peer (answers: after the batch). */
 bool pme_rma_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m);
 
 /* rma_bundle_in.c: a bundle from the peer, every record checked, then acted on in

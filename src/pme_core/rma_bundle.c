@@ -5,13 +5,15 @@
  * call, its MAC and its acknowledgement, while MPICH's active messages over PME, which
  * coalesce as eager messages do, moved seven times as many 8-byte puts.
  *
- * As eager.c does for messages: an operation to a peer with nothing unacknowledged on
- * its in-order rail goes at once; one queued while frames are in flight or items wait
- * there waits for the next progress pass, and the operations that meet at the tail of
- * the queue travel as one bundle (pme_wire.h, PME_RMA_BUNDLE): one frame, one
- * acknowledgement, which completes every put and accumulate in it. Operations that take
- * a lock, answers that stream from a window and operations larger than a bundle go
- * alone as before.
+ * As eager.c does for messages: an operation goes at once whenever the link takes it;
+ * one that would wait anyway (items queued before it, or PME_COALESCE_AFTER frames to
+ * the peer waiting for an acknowledgement: link_tx.c's gathering) starts a bundle, and
+ * the operations that meet it at the tail of the queue travel with it (pme_wire.h,
+ * PME_RMA_BUNDLE): one frame, one acknowledgement, which completes every put and
+ * accumulate in it. Answers made in one receive batch always bundle: they go after
+ * that batch, in the same pass, and never wait for gathering. Operations that take a
+ * lock, answers that stream from a window and operations larger than a bundle go alone
+ * as before.
  *
  * A bundle fills its frame, where a bundle of messages stops at PME_COALESCE bytes: that
  * bound spares the receiver's eager credit, which one-sided operations do not take.
@@ -23,14 +25,13 @@
 #include "bundle.h"
 #include "rma.h"
 
-/* The largest bundle an item to the peer may join now (a frame's room), or 0 when it
- * goes at once. (A peer that announced bundles without one-sided communication gets
+/* The largest bundle an item to the peer may be part of (a frame's room), or 0 when it
+ * goes alone. (A peer that announced bundles without one-sided communication gets
  * none: the items pme_rma_peer_known fails must each be one request.) */
 static uint32_t bundle_limit(const struct pme_ep *ep, const struct pme_peer *p)
 {
     const uint8_t both = PME_FEAT_RMA | PME_FEAT_RMA_BUNDLE;
-    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || (p->takes & both) != both ||
-        !p->rail[p->primary].q_head)
+    if (!ep->cfg.coalesce_bytes || p->tx_state != TX_OPEN || (p->takes & both) != both)
         return 0;
     return pme_wire_rma_room(p->max_frame);
 }
@@ -51,7 +52,7 @@ static bool joins(const struct pme_txmsg *b, uint32_t rec)
            (uint64_t)pme_bundle_next_rec(b->total, b->nrec) + PME_BUNDLE_REC + rec <= b->room;
 }
 
-static struct pme_txmsg *new_bundle(struct pme_ep *ep, uint32_t lim)
+static struct pme_txmsg *new_bundle(struct pme_ep *ep, uint32_t lim, bool answer)
 {
     struct pme_txmsg *b = pme_txmsg_new(ep, PME_T_RMA, lim);
     if (!b)
@@ -59,6 +60,7 @@ static struct pme_txmsg *new_bundle(struct pme_ep *ep, uint32_t lim)
     b->aux = PME_RMA_BUNDLE;
     b->room = lim;
     b->total = PME_BUNDLE_HDR;
+    b->may_gather = !answer;
     return b;
 }
 
@@ -67,11 +69,14 @@ bool pme_rma_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
     struct pme_peer *p = pme_peer_get(ep, idx);
     uint32_t lim = bundle_limit(ep, p);
     uint64_t rec = sizeof(struct pme_wire_rma) + m->len;
+    bool answer = m->send_id & PME_RMA_ITEM_ANSWER;
     struct pme_txmsg *b = NULL;
     if (lim && may_join(m) && PME_BUNDLE_HDR + PME_BUNDLE_REC + rec <= lim) {
         b = p->rail[p->primary].q_tail;
-        if (!joins(b, (uint32_t)rec)) {
-            b = new_bundle(ep, lim);
+        if (!joins(b, (uint32_t)rec) || !b->may_gather != answer)
+            b = NULL;
+        if (!b && (answer || pme_link_small_waits(ep, p))) {
+            b = new_bundle(ep, lim, answer);
             if (b)
                 pme_link_enqueue(ep, idx, b);
         }
@@ -95,6 +100,5 @@ bool pme_rma_enqueue(struct pme_ep *ep, pme_peer_t idx, struct pme_txmsg *m)
     if (b->nrec >= 2)
         ep->ctr->tx_bundled += b->nrec == 2 ? 2 : 1;
     pme_txmsg_free(ep, m);
-    pme_peer_mark_dirty(ep, idx); /* the next progress pass sends it */
     return true;
 }

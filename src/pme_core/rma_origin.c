@@ -78,11 +78,11 @@ static struct pme_txmsg *held_take_first(struct pme_peer *p)
 }
 
 /* Queue held requests on the link, in order, while the peer may be asked for more
- * answers. Returns whether any went alone (one in a bundle waits for the next pass). */
+ * answers. Returns whether any was queued (the caller pumps the peer). */
 static bool send_held(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
-    bool alone = false;
+    bool queued = false;
     while (p->rma_held && p->tx_state != TX_FAILED) {
         struct pme_rreq *q = asks(ep, held_first(p));
         if (q && p->rma_asking >= PME_RMA_MAX_ASKING)
@@ -92,9 +92,10 @@ static bool send_held(struct pme_ep *ep, pme_peer_t idx)
             q->sent = true;
             p->rma_asking++;
         }
-        alone |= !pme_rma_enqueue(ep, idx, m);
+        pme_rma_enqueue(ep, idx, m);
+        queued = true;
     }
-    return alone;
+    return queued;
 }
 
 static void complete(struct pme_ep *ep, struct pme_rreq *q, int status)
