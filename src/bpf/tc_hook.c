@@ -54,8 +54,8 @@ int pme_tc_ifindex(const char *ifname, char *err, size_t errlen)
     unsigned idx = if_nametoindex(ifname);
     if (!idx) {
         snprintf(err, errlen,
-                 "no interface '%s' in this network namespace (run inside the node, e.g. "
-                 "maint/vcluster exec NODE ...; 'ip link' lists the interfaces)",
+                 "no interface '%s' in this network namespace (run it in the node's "
+                 "namespace; 'ip link' lists the interfaces there)",
                  ifname);
         return -ENODEV;
     }

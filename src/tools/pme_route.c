@@ -58,7 +58,8 @@ static int usage(void)
             "       pme_route load|remove [--file F]\n"
             "       pme_route show [--file F] [--kv]\n"
             "       pme_route path\n"
-            "TOPOLOGY: a topology file or `maint/vcluster describe --tsv` output ('-': stdin)\n");
+            "TOPOLOGY: a topology file, or a virtual cluster's description\n"
+            "          (`vcluster describe --tsv`); '-': stdin. See pme_route(8)\n");
     return 2;
 }
 

@@ -326,7 +326,7 @@ static int finish(struct reader *r, struct topo *t)
 {
     r->line = 0;
     if (!r->have_kind)
-        return fail(r, "no topology line (and not a maint/vcluster description)");
+        return fail(r, "no topology line (and not a virtual cluster's description)");
     if (t->nnodes == 0)
         return fail(r, "no nodes");
     for (int i = 0; i < r->nlinks; i++) {
@@ -428,7 +428,7 @@ static int vcluster_line(struct reader *r, struct topo *t, char *line)
         }
         return add_link(r, a, b);
     }
-    return fail(r, "not a line of maint/vcluster's description (cluster, node or iface)");
+    return fail(r, "not a line of a virtual cluster's description (cluster, node or iface)");
 }
 
 int topo_read(FILE *f, const char *what, struct topo *t, char *err, size_t errlen)

@@ -408,7 +408,7 @@ static void test_bad_topologies(void)
          "iface 1 m 02:00:00:00:00:02\nlink 0:p switch:s\n", "a link to a switch in a ring"},
         {"topology switch\nnode 0 a\niface 0 e 02:00:00:00:00:01\nlink 0:e 0:e\n",
          "a link between two nodes in a switched topology"},
-        {"cluster\tx\ttorus\ttorus:2x2\nbogus\n", "not a line of maint/vcluster's description"},
+        {"cluster\tx\ttorus\ttorus:2x2\nbogus\n", "not a line of a virtual cluster's description"},
         {"# only a comment\n", "no topology line"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

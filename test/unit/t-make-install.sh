@@ -12,8 +12,8 @@
 #   - pme-routes.service runs the installed pme_route on /etc/pme/topology, and
 #     systemd-analyze verify accepts it (when systemd-analyze is here);
 #   - no message of the library or the tools sends the user to a file of the source
-#     tree (doc/*.md, kmod/, README.md), and every manual page a message names is
-#     installed.
+#     tree (doc/*.md, kmod/, README.md, maint/'s scripts), and every manual page a
+#     message names is installed.
 # Runs as any user, from the build directory ($builddir) that run-tests.sh exports.
 # pme-test: tier=default cpu=60 time=6
 set -uo pipefail
@@ -172,7 +172,7 @@ fi
 
 # ---- messages point at installed manuals ----
 tree_refs=$(strings "$lib/${dir[sofile]}" "$dest${dir[bindir]}"/* "$dest${dir[sbindir]}"/* |
-    grep -E '(doc/[a-z-]+\.md|kmod/|README\.md)' | sort -u)
+    grep -E '(doc/[a-z-]+\.md|kmod/|README\.md|maint/[a-z])' | sort -u)
 [ -z "$tree_refs" ] || fail "messages that send the user to the source tree: $tree_refs"
 for page in $(strings "$lib/${dir[sofile]}" "$dest${dir[bindir]}"/* "$dest${dir[sbindir]}"/* |
     grep -oE '\bpme(_[a-z]+)?\([1-8]\)' | sort -u); do
