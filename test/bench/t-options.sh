@@ -62,7 +62,7 @@ say "ok: --quick, and options over its defaults (--reps, --time=, --out, flags)"
 
 spin=''
 [ "$(nproc)" -ge 4 ] || spin="
-scenario=nodes4spin nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=pingpong@8;allreduce@8,64k barrier;halo2d@16,64,256 halo3d@4,8,16;isort@1k,16k,256k"
+scenario=nodes4spin nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=pingpong@8;allreduce@8,64k barrier;halo2d@16,64,256 halo3d@4,8,16 wavefront@32;isort@1k,16k,256k"
 expect "mode=full reps=3 time_s=0.3 warm=0.1 ppiters=20000 out=$top/doc/perf
 raw=1 plots=1 keep=0 baseline_only=0 sizes= grace=10 timeout=
 pme_env= tcp_env=
@@ -71,7 +71,7 @@ scenario=mtu65535 nodes=2 topology=switch ppn=1 mtu=65535 rate= loss= env= runs=
 scenario=mtu1500 nodes=2 topology=switch ppn=1 mtu=1500 rate= loss= env= runs=pingpong@0..4m bw@64k,1m,4m bibw@64k,1m,4m msgrate@8
 scenario=rate1g nodes=2 topology=switch ppn=1 mtu=9000 rate=1gbit loss= env= runs=pingpong@8,1k,64k bw@1k..4m bibw@1k..4m
 scenario=rate10g nodes=2 topology=switch ppn=1 mtu=9000 rate=10gbit loss= env= runs=pingpong@8,1k,64k bw@1k..4m bibw@1k..4m
-scenario=nodes4 nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m
+scenario=nodes4 nodes=4 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d wavefront;isort@1k..1m transpose
 scenario=nodes2 nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=alltoall@64k,1m;isort@64k,1m
 scenario=nodes2spin nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env=PME_WAIT=spin runs=alltoall@64k,1m;isort@64k,1m
 scenario=rma nodes=2 topology=switch ppn=1 mtu=9000 rate= loss= env= runs=put@8..4m get@8..4m putbw@8..4m getbw@8..4m$spin" \

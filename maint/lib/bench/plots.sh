@@ -25,7 +25,7 @@ plot() { # scenario bench
     [ -s "$dat" ] || return 0
     unit=$(sval "$sc" "$b" "$(head -n1 "$dat" | cut -d' ' -f1)" unit)
     xl="message size (bytes)"
-    case $b in halo*) xl="local edge (points per dimension)" ;; isort) xl="keys per rank" ;; esac
+    case $b in halo* | wavefront) xl="local edge (points per dimension)" ;; isort) xl="keys per rank" ;; transpose) xl="rows per rank" ;; esac
     ylog="set logscale y"
     yl="$unit (lower is better)"
     case $unit in MB/s | Mmsg/s) ylog="unset logscale y"; yl="$unit (higher is better)" ;; esac

@@ -48,7 +48,7 @@ plan_scenarios() {
         scenario rate1g 2 switch 1 9000 1gbit "" "pingpong@8,1k,64k bw@1k..4m bibw@1k..4m"
         scenario rate10g 2 switch 1 9000 10gbit "" "pingpong@8,1k,64k bw@1k..4m bibw@1k..4m"
         scenario nodes4 4 switch 1 9000 "" "" \
-            "pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d;isort@1k..1m"
+            "pingpong@8 msgrate@0..64k;allreduce alltoall bcast barrier;halo2d halo3d wavefront;isort@1k..1m transpose"
         # Waiting with a core per rank: PME's default against PME polling, in one run.
         scenario nodes2 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m"
         scenario nodes2spin 2 switch 1 9000 "" "" "alltoall@64k,1m;isort@64k,1m" PME_WAIT=spin
@@ -58,7 +58,7 @@ plan_scenarios() {
         # where a library that polls (UCX) waits for the scheduler and PME's default waiting
         # sleeps. PME_WAIT=spin makes PME poll too: what remains is the transport.
         [ "$(nproc)" -ge 4 ] || scenario nodes4spin 4 switch 1 9000 "" "" \
-            "pingpong@8;allreduce@8,64k barrier;halo2d@16,64,256 halo3d@4,8,16;isort@1k,16k,256k" PME_WAIT=spin
+            "pingpong@8;allreduce@8,64k barrier;halo2d@16,64,256 halo3d@4,8,16 wavefront@32;isort@1k,16k,256k" PME_WAIT=spin
         ;;
     custom)
         reps=${reps:-3} time_s=${time_s:-0.3}
@@ -86,9 +86,9 @@ custom_runs() {
         case ${b%%@*} in
         pingpong | bw | bibw | msgrate) g=p2p ;;
         allreduce | alltoall | bcast | barrier) g=coll ;;
-        halo2d | halo3d | isort) g=app ;;
+        halo2d | halo3d | isort | wavefront | transpose) g=app ;;
         put | get | putbw | getbw | acc | epochput | epochget | epochacc) g=rma ;;
-        *) bad "unknown benchmark ${b%%@*} (pingpong bw bibw msgrate allreduce alltoall bcast barrier halo2d halo3d isort put get putbw getbw acc epochput epochget epochacc)" ;;
+        *) bad "unknown benchmark ${b%%@*} (pingpong bw bibw msgrate allreduce alltoall bcast barrier halo2d halo3d isort wavefront transpose put get putbw getbw acc epochput epochget epochacc)" ;;
         esac
         grp[$g]="${grp[$g]:-} $b"
     done
