@@ -3,7 +3,13 @@
  * check.c - pme_info --check: the order of the checks and the verdict. Reads only:
  * every finding names the command that would change it, and nothing is run.
  *
- *   pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD]] [--summary]
+ *   pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD] [--probe [--probe-time MS]]]
+ *                    [--summary]
+ *
+ * The device checked is the one a job would open: PME_DEVICE, or for "auto" (the
+ * default) the kernel device when /dev/pme may be opened, else the ring (dev.c).
+ * --probe sends frames between the hosts (check_probe.c): the only way to see a switch
+ * that drops jumbo frames or EtherType 0x88B5.
  *
  * Exit status 0: nothing blocks PME here (and on the hosts); 1: something does; 2: bad
  * usage.
@@ -15,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "dev.h"
 
 #define MAX_IFACES 64
 
@@ -53,8 +60,8 @@ static int check_one(const struct check_iface *ci, int chosen, struct check_repo
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD]] "
-                    "[--summary]\n");
+    fprintf(stderr, "usage: pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD] "
+                    "[--probe [--probe-time MS]]] [--summary]\n");
     return 2;
 }
 
@@ -62,10 +69,11 @@ int pme_check_main(int argc, char **argv)
 {
     const char *iface = getenv("PME_IFACE"), *hostfile = NULL, *rsh = NULL;
     const char *device = getenv("PME_DEVICE");
-    int summary = 0, chosen;
+    int summary = 0, chosen, probe = 0, probe_ms = 3000;
     static const struct option lo[] = {{"check", 0, 0, 'k'},   {"iface", 1, 0, 'i'},
                                         {"hostfile", 1, 0, 'f'}, {"rsh", 1, 0, 'r'},
-                                        {"summary", 0, 0, 's'}, {0, 0, 0, 0}};
+                                        {"summary", 0, 0, 's'}, {"probe", 0, 0, 'p'},
+                                        {"probe-time", 1, 0, 't'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "i:f:", lo, NULL)) != -1) {
@@ -75,25 +83,31 @@ int pme_check_main(int argc, char **argv)
         case 'f': hostfile = optarg; break;
         case 'r': rsh = optarg; break;
         case 's': summary = 1; break;
+        case 'p': probe = 1; break;
+        case 't': probe_ms = atoi(optarg); break;
         default: return usage();
         }
     }
-    if (optind < argc)
+    if (optind < argc || (probe && !hostfile) || probe_ms < 100 || probe_ms > 600000)
         return usage();
-    if (!device || !*device)
-        device = "ring";
-    if (strcmp(device, "ring") && strcmp(device, "pcap") && strcmp(device, "kernel")) {
+    const char *asked = device && *device ? device : PME_DEV_DEFAULT;
+    if (strcmp(asked, PME_DEV_AUTO) && strcmp(asked, "ring") && strcmp(asked, "pcap") &&
+        strcmp(asked, "kernel")) {
         fprintf(stderr, "pme_info --check: PME_DEVICE=%s is not a device for a network: "
-                        "ring, pcap or kernel (or unset for ring)\n", device);
+                        "auto, ring, pcap or kernel (or unset for auto)\n", asked);
         return 2;
     }
+    /* The device a job would open here (dev.c chooses the same way). */
+    device = pme_dev_choose(asked)->name;
     chosen = iface && *iface;
     char host[256] = "?";
     gethostname(host, sizeof(host) - 1);
 
     struct check_report total = {0, 0, summary};
     if (!summary)
-        printf("PME check of %s, device %s (reads only: nothing is changed)\n", host, device);
+        printf("PME check of %s, device %s%s (reads only%s)\n", host, device,
+               strcmp(asked, PME_DEV_AUTO) ? "" : " (PME_DEVICE=auto chooses it here)",
+               probe ? "; --probe sends test frames" : ": nothing is changed");
     struct check_iface ifs[MAX_IFACES];
     int n = 0, usable = 0, first = -1;
     if (chosen) {
@@ -139,6 +153,8 @@ int pme_check_main(int argc, char **argv)
     if (hostfile) {
         printf("\nThe hosts of %s:\n", hostfile);
         check_hosts(hostfile, chosen ? iface : NULL, rsh, &total);
+        if (probe)
+            check_probe(hostfile, chosen ? iface : NULL, rsh, probe_ms, &total);
     }
     if (total.blocking)
         printf("\n%s: PME cannot run as things are (BLOCKS above); %d warning(s)\n", host,

@@ -9,6 +9,7 @@
 #define PME_TOOLS_CHECK_H
 
 #include <net/if.h>
+#include <stddef.h>
 
 enum check_level { CHECK_OK, CHECK_INFO, CHECK_WARN, CHECK_BLOCK };
 
@@ -51,6 +52,24 @@ void check_perm(const char *device, const char *ifname, struct check_report *r);
 /* Runs `RSH HOST pme_info --check --summary` on every host of hostfile and compares
  * what they report (MTU of the interface PME uses, blocking findings). */
 void check_hosts(const char *hostfile, const char *iface, const char *rsh, struct check_report *r);
+
+/* Host names and interface names go into a shell command: only what they are made of. */
+int check_plain_word(const char *s);
+/* Hydra's hostfile: "host[:count]" per line, '#' comments; each host once, at most max
+ * names of up to 127 characters. Returns how many. */
+int check_read_hostfile(const char *file, char (*host)[128], int max, struct check_report *r);
+/* What running pme_info on the hosts needs: its own path into exe and the remote shell
+ * (*rsh, else HYDRA_LAUNCHER_EXEC, else ssh); NULL, reported, when iface is no plain
+ * interface name or the path cannot be found. */
+const char *check_remote(const char *iface, const char **rsh, char *exe, size_t len,
+                         struct check_report *r);
+
+/* pme_info --check --probe: frames of PME's EtherType, small and of the full MTU,
+ * between every pair of hosts of the hostfile (check_probe.c), each host running
+ * `pme_info --probe-agent` (probe_agent.c) at the same time. */
+void check_probe(const char *hostfile, const char *iface, const char *rsh, int time_ms,
+                 struct check_report *r);
+int probe_agent_main(int argc, char **argv);
 
 int pme_check_main(int argc, char **argv);
 

@@ -22,14 +22,13 @@ struct host_answer {
 
 /* Host names and interface names go into a shell command: allow only what they are
  * made of. */
-static int plain_word(const char *s)
+int check_plain_word(const char *s)
 {
     return *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:@") ==
                      strlen(s);
 }
 
-/* Hydra's hostfile: "host[:count]" per line, '#' comments; each host once. */
-static int read_hostfile(const char *file, struct host_answer *h, int max, struct check_report *r)
+int check_read_hostfile(const char *file, char (*host)[128], int max, struct check_report *r)
 {
     FILE *f = fopen(file, "r");
     if (!f) {
@@ -45,16 +44,14 @@ static int read_hostfile(const char *file, struct host_answer *h, int max, struc
             continue;
         int dup = 0;
         for (int i = 0; i < n && !dup; i++)
-            dup = !strcmp(h[i].host, name);
+            dup = !strcmp(host[i], name);
         if (dup)
             continue;
-        if (!plain_word(name)) {
+        if (!check_plain_word(name)) {
             check_say(r, CHECK_BLOCK, NULL, NULL, "%s: \"%s\" is not a host name", file, name);
             continue;
         }
-        memset(&h[n], 0, sizeof(h[n]));
-        snprintf(h[n].host, sizeof(h[n].host), "%s", name);
-        n++;
+        snprintf(host[n++], 128, "%s", name);
     }
     fclose(f);
     return n;
@@ -79,25 +76,38 @@ static void ask_host(struct host_answer *h, const char *rsh, const char *exe, co
         pclose(p);
 }
 
+const char *check_remote(const char *iface, const char **rsh, char *exe, size_t len,
+                         struct check_report *r)
+{
+    ssize_t got = readlink("/proc/self/exe", exe, len - 1);
+    if (got <= 0) {
+        check_say(r, CHECK_BLOCK, NULL, NULL, "cannot tell where pme_info itself is");
+        return NULL;
+    }
+    exe[got] = 0;
+    if (!*rsh || !**rsh)
+        *rsh = getenv("HYDRA_LAUNCHER_EXEC");
+    if (!*rsh || !**rsh)
+        *rsh = "ssh";
+    if (iface && !check_plain_word(iface)) {
+        check_say(r, CHECK_BLOCK, NULL, NULL, "\"%s\" is not an interface name", iface);
+        return NULL;
+    }
+    return exe;
+}
+
 void check_hosts(const char *hostfile, const char *iface, const char *rsh, struct check_report *r)
 {
     static struct host_answer h[MAX_HOSTS];
+    static char names[MAX_HOSTS][128];
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len <= 0) {
-        check_say(r, CHECK_BLOCK, NULL, NULL, "cannot tell where pme_info itself is");
+    if (!check_remote(iface, &rsh, exe, sizeof(exe), r))
         return;
+    int n = check_read_hostfile(hostfile, names, MAX_HOSTS, r), low = -1, high = -1;
+    for (int i = 0; i < n; i++) {
+        memset(&h[i], 0, sizeof(h[i]));
+        snprintf(h[i].host, sizeof(h[i].host), "%.127s", names[i]);
     }
-    exe[len] = 0;
-    if (!rsh || !*rsh)
-        rsh = getenv("HYDRA_LAUNCHER_EXEC");
-    if (!rsh || !*rsh)
-        rsh = "ssh";
-    if (iface && !plain_word(iface)) {
-        check_say(r, CHECK_BLOCK, NULL, NULL, "\"%s\" is not an interface name", iface);
-        return;
-    }
-    int n = read_hostfile(hostfile, h, MAX_HOSTS, r), low = -1, high = -1;
     char fix[PATH_MAX + 300];
     for (int i = 0; i < n; i++) {
         ask_host(&h[i], rsh, exe, iface);

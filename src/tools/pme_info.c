@@ -10,6 +10,7 @@
  *   pme_info --clean         remove counter files left by processes that died
  *   pme_info --new-secret    print a new job secret (for PME_JOB_SECRET_FILE)
  *   pme_info --check ...     whether PME can run here, and what to tune (check.c)
+ *   pme_info --probe-agent   one host's part of --check --probe (probe_agent.c)
  *
  * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
  * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
@@ -310,9 +311,12 @@ int main(int argc, char **argv)
 {
     int counters = 0, peers = 0, clean = 0;
     long pid = 0;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check"))
             return pme_check_main(argc, argv);
+        if (!strcmp(argv[i], "--probe-agent"))
+            return probe_agent_main(argc, argv);
+    }
     static const struct option lo[] = {{"counters", 0, 0, 'c'}, {"peers", 0, 0, 'P'},
                                        {"pid", 1, 0, 'p'},      {"clean", 0, 0, 'C'},
                                        {"new-secret", 0, 0, 'S'}, {"help", 0, 0, 'h'},
@@ -329,7 +333,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: pme_info [-c|--counters] [--peers] [-p|--pid PID] [--clean]\n"
                             "       pme_info --new-secret > FILE   (a job secret for "
                             "PME_JOB_SECRET_FILE; chmod 600 FILE)\n"
-                            "       pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD]]\n");
+                            "       pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD] "
+                            "[--probe]]\n");
             return 2;
         }
     }
