@@ -10,7 +10,9 @@
 #     its peer is reported without carrier;
 #   - run unprivileged (nobody, no capabilities, no broker, no /dev/pme), the missing
 #     CAP_NET_RAW blocks the ring device, and the interface findings still appear;
-#   - an interface that does not exist and a bad option are refused clearly.
+#   - an interface that does not exist and a bad option are refused clearly;
+#   - the device checked is the one a job would open: auto's choice (ring here, with
+#     no /dev/pme) unless PME_DEVICE names one.
 # Root only (namespaces).
 # pme-test: tier=default cpu=40 time=1
 set -euo pipefail
@@ -44,6 +46,12 @@ has "^  note +virtual interface \(veth\)"
 has "^  ok +CAP_NET_RAW"
 has "nothing blocks PME"
 hasnt "BLOCKS"
+if [ ! -e /dev/pme ]; then
+    has "^PME check of .*, device ring \(PME_DEVICE=auto chooses it here\)"
+    PME_DEVICE=kernel check "$A" 1 -i "$VA"
+    has "^PME check of .*, device kernel \(reads only"
+    has "^  BLOCKS +kernel device /dev/pme: not present"
+fi
 
 echo "== hostfile, same MTU, then a mismatch"
 cat >"$WORK/launcher" <<'EOF'
@@ -97,5 +105,5 @@ has "BLOCKS interface nosuchif0 does not exist here"
 check "$A" 2 --bogus
 has "usage: pme_info --check"
 PME_DEVICE=tokenring check "$A" 2 -i "$VA"
-has "PME_DEVICE=tokenring is not a device for a network: ring, pcap or kernel"
+has "PME_DEVICE=tokenring is not a device for a network: auto, ring, pcap or kernel"
 echo "pme_info --check reports what a site needs on a veth pair"
