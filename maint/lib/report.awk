@@ -20,8 +20,9 @@ function num(x) {
     return sprintf("%.3g", x)
 }
 function sizename(bench) {
-    if (bench ~ /^halo/) return "local edge"
+    if (bench ~ /^halo/ || bench == "wavefront") return "local edge"
     if (bench == "isort") return "keys/rank"
+    if (bench == "transpose") return "rows/rank"
     return "size (B)"
 }
 function better(unit) { return unit == "us" ? "lower is better" : "higher is better" }

@@ -115,6 +115,20 @@ build_programs() {
     build_logged "$logs/build-A.log" "$a_mpicc" -O2 -o "$work/A/mpibench" "$top"/test/perf/*.c
     build_logged "$logs/build-B.log" "$tcp_mpicc" -O2 -o "$work/B/mpibench" "$top"/test/perf/*.c
     build_logged "$logs/build-rawwire.log" cc -O2 -o "$work/rawwire" "$here/rawwire.c"
+    [ "$baseline_only" = 1 ] || build_pme_perf
+}
+
+# build_pme_perf: work/pme_perf, pme_core's own benchmark from this tree (the pme_core
+# the MPI side is built with: maint/build-mpich takes it from the same tree), built in
+# a private directory so that a developer's ./build is left alone; and a job secret for
+# it, since MPI jobs authenticate their frames (PME_AUTH=mac).
+build_pme_perf() {
+    local b=$work/pmecore
+    (cd "$top" && { [ -f configure ] || ./autogen.sh >/dev/null 2>&1; })
+    mkdir -p "$b"
+    build_logged "$logs/build-pme_perf.log" sh -c "cd '$b' && { [ -f Makefile ] || '$top/configure' -q; } && make -s -j$(nproc) src/tools/pme_perf"
+    ln -sf "$b/src/tools/pme_perf" "$work/pme_perf"
+    (umask 077 && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret")
 }
 
 build_logged() { # log compiler args...

@@ -62,11 +62,11 @@ report_scenario() {
     np=$(awk '{for (i = 1; i <= NF; i++) {split($i, kv, "="); c[kv[1]] = kv[2]}} END {print c["nodes"] * c["ppn"]}' <<<"$conf")
     echo "${conf%% runs=*}: $np ranks on $(nproc) cores$([ "$np" -gt "$(nproc)" ] && echo " (oversubscribed: a library that busy-polls loses the core it waits on)"). Runs: \`${conf##* runs=}\`."
     fl=''
-    for t in raw-pp-spin raw-pp-block tcp-pp-spin tcp-pp-block raw-bw; do
+    for t in raw-pp-spin raw-pp-block tcp-pp-spin tcp-pp-block raw-bw pme-bw-1m pme-bw-4m; do
         v=$(floor_med "$sc" "$t" || true)
-        [ -z "$v" ] || fl="$fl $t $v$([ "$t" = raw-bw ] && echo " MB/s" || echo " us");"
+        [ -z "$v" ] || fl="$fl $t $v$(case $t in *-bw*) echo " MB/s" ;; *) echo " us" ;; esac);"
     done
-    [ -z "$fl" ] || { echo; echo "Floor on the same link (rawwire: 8 B half round trip of raw frames and of TCP, polling and blocking; a stream of MTU-sized raw frames), medians:${fl%;}."; }
+    [ -z "$fl" ] || { echo; echo "Floor on the same link (rawwire: 8 B half round trip of raw frames and of TCP, polling and blocking; a stream of MTU-sized raw frames; pme_perf: pme_core's own stream of 1 and 4 MiB messages, authenticated as MPI jobs are), medians:${fl%;}."; }
     awk -F, -v scenario="$sc" -v la="$la" -v lb="$lb" -v plots="$plots" -f "$here/report.awk" "$out/summary.csv"
 }
 
