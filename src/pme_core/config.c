@@ -62,6 +62,11 @@ void pme_config_init(struct pme_config *cfg)
     cfg->peer_timeout_ms = 60000;
     cfg->link_down_ms = 2000;
     cfg->rail_timeout_ms = 3000;
+    /* A peer never heard from is cut off (a filter, a lower MTU on the way, another
+     * network) far more often than it is slow to start: an MPI job's ranks have all
+     * started before they know each other, and the helper answers while they compute.
+     * Ten seconds is several hundred handshake retransmissions. */
+    cfg->hello_timeout_ms = 10000;
     cfg->wait_mode = PME_WAIT_AUTO;
     /* Polling costs nothing while the process has a core of its own, and a sleeper costs
      * its peers a wake-up per exchange (measured: an all-to-all bound sort kernel took 2x
@@ -286,6 +291,8 @@ int pme_config_from_env(struct pme_config *cfg, char *err, size_t errlen)
     NUM("PME_PEER_TIMEOUT_MS", peer_timeout_ms, 86400000, 0, "milliseconds")
     NUM("PME_LINK_DOWN_MS", link_down_ms, 86400000, 0, "milliseconds (0: never)")
     NUM("PME_RAIL_TIMEOUT_MS", rail_timeout_ms, 86400000, 0, "milliseconds")
+    NUM("PME_HELLO_TIMEOUT_MS", hello_timeout_ms, 86400000, 0,
+        "milliseconds (0: only the peer timeout)")
     if (!cfg->rail_timeout_ms)
         return bad(err, errlen, "PME_RAIL_TIMEOUT_MS", "0", "milliseconds, at least 1");
     static const struct choice waits[] = {{"auto", PME_WAIT_AUTO}, {"spin", PME_WAIT_SPIN},

@@ -192,6 +192,10 @@ struct pme_config {
     /* Tests of rails: the wire of the loop device of interface i when iface names
      * several (NULL: loop_wire), as separate switches are. */
     struct pme_loop_wire *loop_wires[PME_MAX_IFACES];
+    unsigned hello_timeout_ms;  /* a peer that never answered our handshake while we have
+                                 * something for it fails this early, with its own
+                                 * message (0, or not below peer_timeout_ms: only the
+                                 * peer timeout)                   PME_HELLO_TIMEOUT_MS */
 };
 
 /* Fill cfg with the defaults. */

@@ -47,6 +47,21 @@ static bool overdue(const struct pme_ep *ep, const struct pme_peer *p)
     return ep->now - owing_since(p) > (uint64_t)ep->cfg.peer_timeout_ms * 1000000ull;
 }
 
+/* Has the peer never answered our handshake, with something of the caller's waiting
+ * for it, for PME_HELLO_TIMEOUT_MS? Not one frame of it was believed: ours do not reach
+ * it or its do not reach us, which a peer timeout would only say a minute later and as
+ * if the peer had died. */
+static bool never_answered(const struct pme_ep *ep, const struct pme_peer *p)
+{
+    unsigned t = ep->cfg.hello_timeout_ms;
+    if (!t || t >= ep->cfg.peer_timeout_ms || p->tx_state != TX_HELLO || p->known ||
+        p->last_rx_ns || !p->owed_since_ns)
+        return false;
+    if (!pme_peer_has_queued(p) && !p->rndv_in && !p->rndv_out && !p->rma_pending)
+        return false;
+    return ep->now - p->owed_since_ns > (uint64_t)t * 1000000ull;
+}
+
 /* Has the peer owed us an answer for PME_LINK_DOWN_MS while the interface of every rail
  * left to it is down or without carrier? Counted from when it began to owe, not from
  * its last frame: its frames may still come by another way (the route back differs,
@@ -116,7 +131,7 @@ static void rto_fire(struct pme_ep *ep, pme_peer_t idx, unsigned k)
         return;
     if (rail_verdict(ep, idx, k))
         return;
-    if (overdue(ep, p) || link_is_down(ep, p)) {
+    if (overdue(ep, p) || never_answered(ep, p) || link_is_down(ep, p)) {
         suspect(ep, idx);
         return; /* the verdict comes after progress has drained the device */
     }
@@ -269,6 +284,24 @@ static void path_words(const struct pme_ep *ep, const struct pme_peer *p, char *
              r->mac[1], r->mac[2], r->mac[3], r->mac[4], r->mac[5], hops);
 }
 
+static void hello_verdict(struct pme_ep *ep, pme_peer_t idx)
+{
+    struct pme_peer *p = pme_peer_get(ep, idx);
+    char path[160];
+    path_words(ep, p, path, sizeof(path));
+    bool heard = pme_hello_wait_find(ep, idx, false) != NULL;
+    pme_ep_set_error(ep,
+                     "peer %08x/%u never answered the handshake in %u ms "
+                     "(PME_HELLO_TIMEOUT_MS)%s: a switch or filter that drops EtherType "
+                     "0x%04x, a port on the way with an MTU below %u, another network or "
+                     "VLAN, or its process never opened PME; pme_info --check --probe "
+                     "--hostfile FILE sends test frames between the nodes%s",
+                     p->node, p->ep_id, ep->cfg.hello_timeout_ms,
+                     heard ? " (its HELLO reached us: ours do not reach it)" : "",
+                     ep->cfg.ethertype, ep->mtu, path);
+    pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
+}
+
 static void link_down_verdict(struct pme_ep *ep, pme_peer_t idx)
 {
     struct pme_peer *p = pme_peer_get(ep, idx);
@@ -297,6 +330,10 @@ void pme_timers_confirm_suspects(struct pme_ep *ep)
             continue;
         if (link_is_down(ep, p)) {
             link_down_verdict(ep, idx);
+            continue;
+        }
+        if (never_answered(ep, p) && !overdue(ep, p)) {
+            hello_verdict(ep, idx);
             continue;
         }
         if (!overdue(ep, p)) {
