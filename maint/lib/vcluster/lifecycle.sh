@@ -8,7 +8,7 @@
 # treatment or routes on the nodes, is one call in it), keep_or_teardown, up_failed,
 # teardown, kill_ns_processes, down_cluster, down_all.
 # Expects: every other part: base.sh, topology.sh, state.sh, build.sh, links.sh,
-# launcher.sh, describe.sh, status.sh, routes.sh; the settings of state.sh as globals, checked by
+# launcher.sh, describe.sh, status.sh, routes.sh, slurm.sh; the settings of state.sh as globals, checked by
 # the CLI (CONFIG describes them: an `up` with the same CONFIG is a no-op); root.
 
 # cluster_up: make the cluster the settings describe, unless it exists as they describe it.
@@ -16,6 +16,7 @@
 cluster_up() {
     need_root
     ensure_base_tools
+    [ "$SLURM" = 0 ] || slurm_prereqs
     take_lock
     DIR=$(cluster_dir "$NAME")
     if [ -f "$DIR/state" ]; then
@@ -45,6 +46,7 @@ cluster_up() {
     write_json
     write_tsv
     [ "$ROUTES" = 0 ] || make_routes
+    [ "$SLURM" = 0 ] || slurm_start
     write_state 1
     trap - EXIT
     local t1; t1=$(now_ms)
@@ -117,6 +119,7 @@ teardown() {
         fi
         existing+=("$ns")
     done
+    slurm_stop "$dir"
     kill_ns_processes "${existing[@]}"
     # Route files of the nodes (`up --routes`, or pme_route run on a node by hand).
     remove_route_files "${existing[@]}"

@@ -12,7 +12,7 @@
 # that adds a feature to `up` appends at source time to have them recorded and read
 # back; cluster_dir, take_lock, write_state, load_state, healthy, host_links,
 # check_free_names, pick_net.
-# Expects: base.sh, topology.sh (compute_ifaces, node_ns).
+# Expects: base.sh, topology.sh (compute_ifaces, node_ns), slurm.sh (slurm_healthy).
 
 # "test && test || die" is the idiom of the checks here:
 # shellcheck disable=SC2015
@@ -65,6 +65,7 @@ load_state() {
     local f; f=$(cluster_dir "$1")/state
     [ -f "$f" ] || die "$E_NOCLUSTER" "no cluster named '$1' (see '$PROG list')"
     ROUTES=0 # not in the state of clusters made before --routes existed
+    SLURM=0  # nor before --slurm
     # shellcheck disable=SC1090 # written by write_state above
     . "$f"
     read -r -a DIMS <<<"$DIMS_STR"
@@ -72,7 +73,8 @@ load_state() {
     compute_ifaces
 }
 
-# healthy NAME: every namespace and the management bridge of a complete cluster exist.
+# healthy NAME: every namespace and the management bridge of a complete cluster exist,
+# and its Slurm daemons run (up --slurm).
 healthy() {
     (
         load_state "$1"
@@ -82,6 +84,7 @@ healthy() {
             [ -e "/run/netns/$(node_ns "$i")" ] && mountpoint -q "$DIR/uts/$(node_ns "$i")" || exit 1
         done
         [ "$TOPO" != switch ] || [ -e "/run/netns/$NAME-sw" ] || exit 1
+        [ "$SLURM" = 0 ] || slurm_healthy
     ) >/dev/null 2>&1
 }
 

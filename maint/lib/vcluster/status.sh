@@ -6,7 +6,8 @@
 #
 # Owns: the formats of those three outputs; summary, show_status, status_ns,
 # list_clusters.
-# Expects: base.sh, topology.sh, state.sh (load_state, healthy); the settings as
+# Expects: base.sh, topology.sh, state.sh (load_state, healthy), slurm.sh (slurm_port);
+# the settings as
 # globals, DIR and IFN (load_state sets them); reads what links.sh made (tbf qdiscs,
 # and the loss programs' settings and counters through links.sh's loss_tool).
 
@@ -21,6 +22,10 @@ summary() {
     echo "  management:  bridge $NAME-mgmt 10.$NET.0.254/24, node i = 10.$NET.0.(i+1)"
     echo "  description: $DIR/cluster.json"
     echo "  hostfile:    $DIR/hostfile    launcher: $DIR/launcher"
+    if [ "$SLURM" = 1 ]; then
+        slurm_port
+        echo "  slurm:       slurmctld 10.$NET.0.254:$REPLY, a slurmd per node; SLURM_CONF=$DIR/slurm/slurm.conf"
+    fi
 }
 
 # show_status: the state line, the summary and the table of the loaded cluster.
