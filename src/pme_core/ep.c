@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "crc32c.h"
 #include "dev_eth.h"
+#include "env_vars.h"
 #include "iflist.h"
 #include "msg.h"
 #include "progress.h"
@@ -317,6 +318,7 @@ int pme_ep_open(const struct pme_config *cfg_in, pme_ep_t **out, char *err, size
     int rc = validate(cfg_in, err, errlen);
     if (rc)
         return rc;
+    pme_env_warn_unknown(); /* as UCX does for UCX_*: a misspelt tunable does nothing */
     const struct pme_dev_ops *ops =
         pme_dev_choose(cfg_in->device ? cfg_in->device : PME_DEV_DEFAULT);
     if (!ops) {

@@ -71,6 +71,9 @@ void check_probe(const char *hostfile, const char *iface, const char *rsh, int t
                  struct check_report *r);
 int probe_agent_main(int argc, char **argv);
 
+/* pme_info --config [--names] (config_show.c). */
+int config_show_main(int argc, char **argv);
+
 int pme_check_main(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@
  *   pme_info --new-secret    print a new job secret (for PME_JOB_SECRET_FILE)
  *   pme_info --check ...     whether PME can run here, and what to tune (check.c)
  *   pme_info --probe-agent   one host's part of --check --probe (probe_agent.c)
+ *   pme_info --config        every PME_* variable and ch4:pme CVAR: default, value, source
  *
  * Endpoints publish their counters in <base>/pme-<uid>/<netns>.<interface>.<id> (base:
  * $PME_RUNTIME_DIR or /dev/shm) and hold a lock on that file while they live; a file
@@ -316,6 +317,8 @@ int main(int argc, char **argv)
             return pme_check_main(argc, argv);
         if (!strcmp(argv[i], "--probe-agent"))
             return probe_agent_main(argc, argv);
+        if (!strcmp(argv[i], "--config") && i == 1)
+            return config_show_main(argc, argv);
     }
     static const struct option lo[] = {{"counters", 0, 0, 'c'}, {"peers", 0, 0, 'P'},
                                        {"pid", 1, 0, 'p'},      {"clean", 0, 0, 'C'},
@@ -334,7 +337,8 @@ int main(int argc, char **argv)
                             "       pme_info --new-secret > FILE   (a job secret for "
                             "PME_JOB_SECRET_FILE; chmod 600 FILE)\n"
                             "       pme_info --check [-i IFACE] [--hostfile FILE [--rsh CMD] "
-                            "[--probe]]\n");
+                            "[--probe]]\n"
+                            "       pme_info --config   (every PME_* variable and CVAR)\n");
             return 2;
         }
     }
