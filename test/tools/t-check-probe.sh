@@ -9,7 +9,9 @@
 #     exit 1;
 #   - the switch drops EtherType 0x88B5 to and from node 1 (nftables, bridge family):
 #     the pairs with node 1 pass nothing, the cause names the filter (the control
-#     EtherType passes), the pair 0-2 stays ok, exit 1.
+#     EtherType passes), the pair 0-2 stays ok, exit 1; and a pme_perf client on node 0
+#     whose server is on node 1 fails after PME_HELLO_TIMEOUT_MS (1 s here), long before
+#     the peer timeout, saying the handshake went unanswered and naming the probe.
 # Root only (namespaces).
 # pme-test: tier=default cpu=40 time=20
 set -euo pipefail
@@ -17,6 +19,7 @@ set -euo pipefail
 . "$srcdir/test/mpi/lib.sh"
 pme_require_root
 PME_INFO=$builddir/src/tools/pme_info
+PME_PERF=$builddir/src/tools/pme_perf
 [ -x "$PME_INFO" ] || tools_fail "$PME_INFO not built"
 command -v nft >/dev/null || tools_fail "nft not installed (apt-get install nftables)"
 pme_cluster_name prb
@@ -30,7 +33,9 @@ print([m["port"] for m in c["switches"][0]["members"] if m["index"]==int(sys.arg
 swns=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["switches"][0]["netns"])' \
     "$dir/cluster.json")
 out=$(mktemp /tmp/pme-check-probe.XXXXXX)
-trap 'rm -f "$out"; ip netns exec "$swns" nft delete table bridge pmeprobe 2>/dev/null; pme_cleanup' EXIT
+spid=
+trap 'rm -f "$out" "$out.addr"; [ -z "$spid" ] || kill "$spid" 2>/dev/null
+      ip netns exec "$swns" nft delete table bridge pmeprobe 2>/dev/null; pme_cleanup' EXIT
 
 # probe RC: the probe from node 0 over every node of the hostfile, output in $out.
 probe() {
@@ -79,4 +84,22 @@ row 1 'none +\. +none'
 has "^  BLOCKS $NAME-n1 eth0 - $NAME-n2 eth0: no PME frame passes \(EtherType 0x88B5 filtered\)"
 has "a filter drops EtherType 0x88B5"
 hasnt "BLOCKS $NAME-n0 eth0 - $NAME-n2"
-echo "pme_info --check --probe tells a lowered MTU on the way and a filter of 0x88B5 from a healthy cluster"
+
+echo "== a job across the filter: the unanswered handshake's own error"
+"$pme_vc" exec --name "$NAME" 1 env PME_RAWSOCK=0 "$PME_PERF" server -i eth0 \
+    --addr-file "$out.addr" >/dev/null 2>&1 &
+spid=$!
+for _ in $(seq 100); do [ -s "$out.addr" ] && break; sleep 0.05; done
+[ -s "$out.addr" ] || tools_fail "the pme_perf server on node 1 did not start"
+start=$(date +%s%N)
+rc=0
+"$pme_vc" exec --name "$NAME" 0 env PME_RAWSOCK=0 PME_HELLO_TIMEOUT_MS=1000 \
+    PME_PEER_TIMEOUT_MS=60000 timeout 30 "$PME_PERF" client -i eth0 --peer "$(cat "$out.addr")" \
+    -t pingpong -s 8 --seconds 5 >"$out" 2>&1 || rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || { cat "$out"; tools_fail "the client exited $rc"; }
+has "never answered the handshake in 1000 ms \(PME_HELLO_TIMEOUT_MS\)"
+has "drops EtherType 0x88b5.*pme_info --check --probe"
+[ "$took" -lt 10000 ] || tools_fail "the client took $took ms to fail"
+echo "the client failed after $took ms (PME_HELLO_TIMEOUT_MS=1000, peer timeout 60000)"
+echo "pme_info --check --probe tells a lowered MTU on the way and a filter of 0x88B5 from a healthy cluster, and a job across the filter fails early, naming the probe"
