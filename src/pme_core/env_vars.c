@@ -157,13 +157,9 @@ void pme_env_var_format(const struct pme_env_var *v, const struct pme_config *cf
     }
 }
 
-int pme_env_warn_unknown(void)
+int pme_env_each_unknown(void (*fn)(const char *entry, const char *name, void *arg), void *arg)
 {
     extern char **environ;
-    static atomic_int done;
-    const char *off = getenv("PME_WARN_UNKNOWN");
-    if (atomic_exchange(&done, 1) || (off && !strcmp(off, "0")))
-        return 0;
     int unknown = 0;
     for (char **e = environ; e && *e; e++) {
         char name[128];
@@ -174,10 +170,26 @@ int pme_env_warn_unknown(void)
         name[n] = 0;
         if (pme_env_var_find(name))
             continue;
-        fprintf(stderr, "PME: warning: %s is set but PME has no such variable, it is ignored "
-                        "(pme_info --config lists them; PME_WARN_UNKNOWN=0 silences this)\n",
-                name);
+        fn(*e, name, arg);
         unknown++;
     }
     return unknown;
+}
+
+static void warn(const char *entry, const char *name, void *arg)
+{
+    (void)entry;
+    (void)arg;
+    fprintf(stderr, "PME: warning: %s is set but PME has no such variable, it is ignored "
+                    "(pme_info --config lists them; PME_WARN_UNKNOWN=0 silences this)\n",
+            name);
+}
+
+int pme_env_warn_unknown(void)
+{
+    static atomic_int done;
+    const char *off = getenv("PME_WARN_UNKNOWN");
+    if (atomic_exchange(&done, 1) || (off && !strcmp(off, "0")))
+        return 0;
+    return pme_env_each_unknown(warn, NULL);
 }

@@ -39,6 +39,9 @@ const struct pme_env_var *pme_env_var_find(const char *name);
 /* The field of v in cfg as text (its default or its current value). */
 void pme_env_var_format(const struct pme_env_var *v, const struct pme_config *cfg, char *buf,
                         size_t len);
+/* Calls fn with the "NAME=value" entry and the name of each PME_* variable of the
+ * environment that is not in the table; returns how many there were. */
+int pme_env_each_unknown(void (*fn)(const char *entry, const char *name, void *arg), void *arg);
 /* Once per process: one line on stderr per PME_* variable of the environment that is
  * not in the table, unless PME_WARN_UNKNOWN=0. Returns how many were unknown. */
 int pme_env_warn_unknown(void);

@@ -84,6 +84,15 @@ static void show_cvars(void)
     }
 }
 
+static void show_unknown(const char *entry, const char *name, void *arg)
+{
+    (void)name;
+    if (!(*(int *)arg)++)
+        printf("\nPME_* variables that PME does not have (ignored; an endpoint warns "
+               "about them unless PME_WARN_UNKNOWN=0):\n");
+    printf("  %s\n", entry);
+}
+
 int config_show_main(int argc, char **argv)
 {
     size_t n;
@@ -105,21 +114,7 @@ int config_show_main(int argc, char **argv)
     show_cvars();
     printf("\nThe build and test scripts' variables set here (the library reads none):\n");
     show_pme(1);
-    extern char **environ;
     int unknown = 0;
-    for (char **e = environ; e && *e; e++) {
-        size_t len = strcspn(*e, "=");
-        char name[128];
-        if (strncmp(*e, "PME_", 4) || len >= sizeof(name))
-            continue;
-        memcpy(name, *e, len);
-        name[len] = 0;
-        if (pme_env_var_find(name))
-            continue;
-        if (!unknown++)
-            printf("\nPME_* variables that PME does not have (ignored; an endpoint warns "
-                   "about them unless PME_WARN_UNKNOWN=0):\n");
-        printf("  %s\n", *e);
-    }
+    pme_env_each_unknown(show_unknown, &unknown);
     return 0;
 }

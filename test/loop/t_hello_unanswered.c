@@ -45,14 +45,20 @@ static double wait_failure(struct lp_pair *lp, double limit)
     return -1;
 }
 
+/* A pair with these timeouts whose b never hears a frame: a sends it a message. */
+static void open_cut(struct lp_pair *lp, unsigned hello, unsigned peer)
+{
+    hello_ms = hello;
+    peer_ms = peer;
+    lp_open(lp, NULL, timeouts);
+    pme_loop_wire_cut(lp->wire, lp->b);
+    CHECK(pme_send(lp->a, lp->a_to_b, "x", 1, NULL, 0, 0, NULL) >= 0, "send");
+}
+
 static void never_heard(void)
 {
     struct lp_pair lp;
-    hello_ms = 200;
-    peer_ms = 60000;
-    lp_open(&lp, NULL, timeouts);
-    pme_loop_wire_cut(lp.wire, lp.b);
-    CHECK(pme_send(lp.a, lp.a_to_b, "x", 1, NULL, 0, 0, NULL) >= 0, "send");
+    open_cut(&lp, 200, 60000);
     double took = wait_failure(&lp, 5);
     const char *e = pme_ep_last_error(lp.a);
     printf("  unanswered handshake failed after %.3fs: %s\n", took, e);
@@ -69,11 +75,7 @@ static void never_heard(void)
 static void hello_timeout_off(void)
 {
     struct lp_pair lp;
-    hello_ms = 0;
-    peer_ms = 60000;
-    lp_open(&lp, NULL, timeouts);
-    pme_loop_wire_cut(lp.wire, lp.b);
-    CHECK(pme_send(lp.a, lp.a_to_b, "x", 1, NULL, 0, 0, NULL) >= 0, "send");
+    open_cut(&lp, 0, 60000);
     double took = wait_failure(&lp, 1);
     CHECK(took < 0, "failed after %.3fs with PME_HELLO_TIMEOUT_MS=0: %s", took,
           pme_ep_last_error(lp.a));
