@@ -29,12 +29,16 @@ slurm_port() { REPLY=$((20000 + NET)); }
 
 slurm_prereqs() {
     ensure_tools munged:munge slurmctld:slurmctld slurmd:slurmd srun:slurm-client
+    # Debian's pmix plugin opens libpmix.so, which only the -dev package provides:
+    # without it `srun --mpi=pmix` fails in slurmstepd with "can not load PMIx library".
+    ldconfig -p 2>/dev/null | grep 'libpmix\.so ' >/dev/null || apt_install libpmix-dev
 }
 
 # slurm_conf SDIR: the cluster's slurm.conf. SlurmUser root: jobs of the test programs run
 # as root like everything on the virtual nodes. The pids of a step are tracked without
 # cgroups (proctrack/linuxproc): `ip netns exec` gives each slurmd a fresh /sys where no
-# cgroup file system is mounted.
+# cgroup file system is mounted. Each node has a TmpFS of its own: the pmix plugin makes
+# its directories there named by job and step only, and the nodes share one /tmp.
 slurm_conf() {
     local sd=$1 last=$((NODES - 1))
     slurm_port
