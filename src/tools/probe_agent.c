@@ -46,7 +46,11 @@
 
 enum { F_DISC = 1, F_PROBE, F_ECHO };
 
+/* The first four bytes stay zero: where a PME header has its wire version (byte 2), so
+ * that a mesh's forwarder (pme_fwd.bpf.c) and PME's own receivers take the frame for
+ * one of an old version, to be judged by the endpoint, and never forward it. */
 struct probe_hdr {
+    uint8_t zero[4];
     char magic[8];
     uint8_t type, big;
     uint16_t pad;

@@ -11,9 +11,12 @@
 #     the pairs with node 1 pass nothing, the cause names the filter (the control
 #     EtherType passes), the pair 0-2 stays ok, exit 1; and a pme_perf client on node 0
 #     whose server is on node 1 fails after PME_HELLO_TIMEOUT_MS (1 s here), long before
-#     the peer timeout, saying the handshake went unanswered and naming the probe.
+#     the peer timeout, saying the handshake went unanswered and naming the probe;
+#   - a ring of 4 with PME's routes (and the forwarder on every link): neighbours are
+#     ok, the others "-" (their frames are forwarded; the probe's frames pass the
+#     forwarder to the node), exit 0.
 # Root only (namespaces).
-# pme-test: tier=default cpu=40 time=20
+# pme-test: tier=default cpu=40 time=25
 set -euo pipefail
 . "$srcdir/test/tools/lib.sh"
 . "$srcdir/test/mpi/lib.sh"
@@ -102,4 +105,16 @@ has "never answered the handshake in 1000 ms \(PME_HELLO_TIMEOUT_MS\)"
 has "drops EtherType 0x88b5.*pme_info --check --probe"
 [ "$took" -lt 10000 ] || tools_fail "the client took $took ms to fail"
 echo "the client failed after $took ms (PME_HELLO_TIMEOUT_MS=1000, peer timeout 60000)"
+
+echo "== a ring of 4 with routes"
+pme_cluster_name prr
+RING=$REPLY
+PME_ROUTE=$builddir/src/tools/pme_route pme_cluster_up "$RING" --topology ring:4 --mtu 9000 --routes
+rc=0
+"$pme_vc" exec --name "$RING" 0 env HYDRA_LAUNCHER_EXEC="/run/vcluster/$RING/launcher" \
+    PME_RAWSOCK=0 "$PME_INFO" --check --probe --probe-time 2000 \
+    --hostfile "/run/vcluster/$RING/hostfile" >"$out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$out"; tools_fail "the probe on the ring exited $rc, not 0"; }
+has "^ +0 +\. +ok +- +ok +$RING-n0\$"
+has "^ +1 +ok +\. +ok +- +$RING-n1\$"
 echo "pme_info --check --probe tells a lowered MTU on the way and a filter of 0x88B5 from a healthy cluster, and a job across the filter fails early, naming the probe"
