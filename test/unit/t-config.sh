@@ -3,7 +3,7 @@
 # t-config.sh - the one list of variables (src/pme_core/env_vars.c, and the netmod's
 # CVAR blocks read at build time) keeps up with the sources and the documents, and
 # pme_info --config and the endpoint use it:
-#   - every PME_* variable the sources read (getenv), every PME_* or
+#   - every PME_* variable the sources read or set (getenv, setenv), every PME_* or
 #     MPIR_CVAR_CH4_PME_* variable named in the first cell of a table of doc/*.md, and
 #     every PME_* variable the build and test scripts use is in the list;
 #   - every variable of the list that the library reads is described in doc/ (a page or
@@ -29,9 +29,9 @@ known() { awk -F'\t' -v n="$1" '$1 == n { f = 1 } END { exit !f }' "$work/names"
 kind() { awk -F'\t' -v n="$1" '$1 == n { print $2 }' "$work/names"; }
 [ "$(wc -l <"$work/names")" -gt 40 ] || fail "the list is too short: $(wc -l <"$work/names") names"
 
-echo "== the sources' getenv calls"
-grep -rhoE 'getenv\("PME_[A-Z0-9_]+"' "$src/src" "$src/test" --include='*.c' --include='*.h' |
-    sed -E 's/getenv\("//; s/"$//' | sort -u >"$work/read"
+echo "== the sources' getenv and setenv calls"
+grep -rhoE '(get|set)env\("PME_[A-Z0-9_]+"' "$src/src" "$src/test" --include='*.c' --include='*.h' |
+    sed -E 's/(get|set)env\("//; s/"$//' | sort -u >"$work/read"
 [ -s "$work/read" ] || fail "found no getenv(\"PME_...\") in the sources: the extraction is broken"
 while read -r v; do known "$v" || fail "$v is read by the sources but missing from src/pme_core/env_vars.c"; done <"$work/read"
 
@@ -48,7 +48,7 @@ while read -r v; do known "$v" || fail "$v is documented in a table of doc/ but 
 echo "== the scripts' variables"
 { grep -rhoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=' "$src/maint" "$src/test" \
       --include='*.sh' --include='*.py' --exclude=t-config.sh 2>/dev/null || true
-  for f in "$src"/maint/*; do [ -f "$f" ] && grep -hoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=' "$f" || true; done
+  for f in "$src"/maint/* "$src"/.ci/*; do [ -f "$f" ] && grep -hoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=' "$f" || true; done
 } | sed -E 's/^\$\{?//; s/=$//' | sort -u >"$work/scripts"
 while read -r v; do known "$v" || fail "$v is used by a script but missing from the list (its jobs would be warned about it)"; done <"$work/scripts"
 
