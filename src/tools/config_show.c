@@ -23,9 +23,10 @@ struct cvar {
 
 static const struct cvar cvars[] = {
 #include "pme_cvars.h"
+    {NULL, NULL, NULL}, /* a tree without the netmod declares none */
 };
 
-#define NCVARS (sizeof(cvars) / sizeof(cvars[0]))
+#define NCVARS (sizeof(cvars) / sizeof(cvars[0]) - 1)
 
 /* MPICH reads a CVAR X from MPICH_X, MPIR_PARAM_X and MPIR_CVAR_X, the last one set
  * winning; returns the value and which name set it. */
