@@ -46,10 +46,11 @@ grep -qx MPIR_CVAR_CH4_PME_IFACE "$work/documented" || fail "found no MPIR_CVAR_
 while read -r v; do known "$v" || fail "$v is documented in a table of doc/ but missing from the list"; done <"$work/documented"
 
 echo "== the scripts' variables"
-{ grep -rhoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=' "$src/maint" "$src/test" \
+# ($PME_X, PME_X=..., and mpiexec's -genv PME_X VALUE)
+{ grep -rhoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=|-g?env +PME_[A-Z0-9_]+' "$src/maint" "$src/test" \
       --include='*.sh' --include='*.py' --exclude=t-config.sh 2>/dev/null || true
   for f in "$src"/maint/* "$src"/.ci/*; do [ -f "$f" ] && grep -hoE '\$\{?PME_[A-Z][A-Z0-9_]*|\bPME_[A-Z][A-Z0-9_]*=' "$f" || true; done
-} | sed -E 's/^\$\{?//; s/=$//' | sort -u >"$work/scripts"
+} | sed -E 's/^\$\{?//; s/=$//; s/^-g?env +//' | sort -u >"$work/scripts"
 while read -r v; do known "$v" || fail "$v is used by a script but missing from the list (its jobs would be warned about it)"; done <"$work/scripts"
 
 echo "== every variable of the library documented"
