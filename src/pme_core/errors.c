@@ -31,6 +31,9 @@ const char *pme_strerror(int status)
     case PME_ERR_RANGE: return "one-sided access outside the target's window";
     case PME_ERR_NOWIN: return "the target exposes no such window";
     case PME_ERR_NOTSUP: return "the peer's PME does not take one-sided requests";
+    case PME_ERR_NO_ANSWER:
+        return "the peer never answered the handshake: PME frames do not pass between the "
+               "nodes (pme_info --check --probe)";
     default: return "unknown PME status";
     }
 }

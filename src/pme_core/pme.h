@@ -67,6 +67,7 @@ enum pme_status {
     PME_ERR_RANGE = -19,    /* a one-sided access reaches outside the target's window */
     PME_ERR_NOWIN = -20,    /* the target exposes no window of that key */
     PME_ERR_NOTSUP = -21,   /* the peer's PME does not take one-sided requests */
+    PME_ERR_NO_ANSWER = -22,/* the peer never answered the handshake (hello_timeout_ms) */
 };
 
 const char *pme_strerror(int status);
@@ -193,9 +194,9 @@ struct pme_config {
      * several (NULL: loop_wire), as separate switches are. */
     struct pme_loop_wire *loop_wires[PME_MAX_IFACES];
     unsigned hello_timeout_ms;  /* a peer that never answered our handshake while we have
-                                 * something for it fails this early, with its own
-                                 * message (0, or not below peer_timeout_ms: only the
-                                 * peer timeout)                   PME_HELLO_TIMEOUT_MS */
+                                 * something for it fails this early with
+                                 * PME_ERR_NO_ANSWER (0, or not below peer_timeout_ms:
+                                 * only the peer timeout)          PME_HELLO_TIMEOUT_MS */
 };
 
 /* Fill cfg with the defaults. */

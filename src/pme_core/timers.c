@@ -299,7 +299,7 @@ static void hello_verdict(struct pme_ep *ep, pme_peer_t idx)
                      p->node, p->ep_id, ep->cfg.hello_timeout_ms,
                      heard ? " (its HELLO reached us: ours do not reach it)" : "",
                      ep->cfg.ethertype, ep->mtu, path);
-    pme_peer_fail(ep, idx, PME_ERR_PEER_DEAD);
+    pme_peer_fail(ep, idx, PME_ERR_NO_ANSWER);
 }
 
 static void link_down_verdict(struct pme_ep *ep, pme_peer_t idx)

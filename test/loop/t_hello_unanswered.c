@@ -2,13 +2,15 @@
 /*
  * t_hello_unanswered.c - a peer that never answers the handshake fails early, with its
  * own message, not after the peer timeout as if it had died:
- *   1. the wire to the peer is cut before the first frame: the send fails after
- *      PME_HELLO_TIMEOUT_MS (200 ms here, the peer timeout being 60 s), and the message
+ *   1. the wire to the peer is cut before the first frame: the peer fails with
+ *      PME_ERR_NO_ANSWER after PME_HELLO_TIMEOUT_MS (200 ms here, the peer timeout
+ *      being 60 s), its text names pme_info --check --probe, and the message
  *      says the handshake went unanswered, names the knob, the likely causes and
  *      pme_info --check --probe;
  *   2. the same with the handshake timeout off (0): nothing fails within a second;
  *   3. a peer that answered once and then went silent is judged by the peer timeout
- *      (300 ms here, with a handshake timeout of 100 ms), with the peer timeout's message.
+ *      (300 ms here, with a handshake timeout of 100 ms): PME_ERR_PEER_DEAD, with the
+ *      peer timeout's message.
  * pme-test: tier=default cpu=100 time=3
  */
 #include <stdio.h>
@@ -27,7 +29,7 @@ static void timeouts(struct pme_config *cfg)
 
 /* Progress until a's peer fails or limit seconds pass; returns the seconds it took, or
  * -1 when nothing failed. */
-static double wait_failure(struct lp_pair *lp, double limit)
+static double wait_failure(struct lp_pair *lp, double limit, int want)
 {
     double t0 = now_s();
     while (now_s() - t0 < limit) {
@@ -35,7 +37,7 @@ static double wait_failure(struct lp_pair *lp, double limit)
         struct pme_event ev;
         while (pme_next_event(lp->a, &ev)) {
             if (ev.type == PME_EV_PEER_FAILED) {
-                CHECK(ev.status == PME_ERR_PEER_DEAD, "status %d", ev.status);
+                CHECK(ev.status == want, "status %d, not %d", ev.status, want);
                 return now_s() - t0;
             }
             if (ev.type == PME_EV_MSG)
@@ -59,7 +61,7 @@ static void never_heard(void)
 {
     struct lp_pair lp;
     open_cut(&lp, 200, 60000);
-    double took = wait_failure(&lp, 5);
+    double took = wait_failure(&lp, 5, PME_ERR_NO_ANSWER);
     const char *e = pme_ep_last_error(lp.a);
     printf("  unanswered handshake failed after %.3fs: %s\n", took, e);
     CHECK(took >= 0.18 && took < 3, "failure after %.3fs, not about 0.2s", took);
@@ -69,6 +71,8 @@ static void never_heard(void)
           "the message does not name the likely causes");
     CHECK(strstr(e, "pme_info --check --probe"), "the message does not name the probe");
     CHECK(!strstr(e, "PME_PEER_TIMEOUT_MS"), "the liveness verdict, not the handshake's");
+    CHECK(strstr(pme_strerror(PME_ERR_NO_ANSWER), "pme_info --check --probe"),
+          "the status text does not name the probe");
     lp_close(&lp);
 }
 
@@ -76,7 +80,7 @@ static void hello_timeout_off(void)
 {
     struct lp_pair lp;
     open_cut(&lp, 0, 60000);
-    double took = wait_failure(&lp, 1);
+    double took = wait_failure(&lp, 1, PME_ERR_NO_ANSWER);
     CHECK(took < 0, "failed after %.3fs with PME_HELLO_TIMEOUT_MS=0: %s", took,
           pme_ep_last_error(lp.a));
     printf("  handshake timeout off: no failure within 1s\n");
@@ -95,7 +99,7 @@ static void answered_then_silent(void)
         lp_progress(&lp);
     pme_loop_wire_cut(lp.wire, lp.b);
     CHECK(pme_send(lp.a, lp.a_to_b, "y", 1, NULL, 0, 0, NULL) >= 0, "send");
-    double took = wait_failure(&lp, 5);
+    double took = wait_failure(&lp, 5, PME_ERR_PEER_DEAD);
     const char *e = pme_ep_last_error(lp.a);
     printf("  a peer that answered once failed after %.3fs: %s\n", took, e);
     CHECK(took >= 0.27, "failure after %.3fs, before the peer timeout", took);
