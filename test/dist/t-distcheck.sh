@@ -12,9 +12,9 @@
 #     `dkms build` into trees of the test's own), when dkms and Debian's 6.1 kernel
 #     headers are here (else the test is skipped after the other checks);
 #   - with PME_TEST_FULL=1, maint/build-mpich run from the unpacked tarball builds MPICH
-#     with ch4:pme (--lean where it has it, in a cache of the test's own, taking Debian's source files
-#     from the default cache when they are there), whose mpichversion names ch4:pme and
-#     whose mpicc builds a program.
+#     with ch4:pme (--lean where it has it, in a cache of the test's own, taking Debian's
+#     source files from the default cache when they are there), whose mpichversion names
+#     ch4:pme and whose mpicc builds a program.
 # pme-test: tier=default cpu=60 time=110 timeout=3600
 set -uo pipefail
 src=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
