@@ -12,6 +12,7 @@ if BUILD_CH4_NETMOD_PME
 noinst_HEADERS += src/mpid/ch4/netmod/pme/pme_pre.h \
                   src/mpid/ch4/netmod/pme/pme_impl.h \
                   src/mpid/ch4/netmod/pme/pme_noinline.h \
+                  src/mpid/ch4/netmod/pme/pme_compat.h \
                   src/mpid/ch4/netmod/pme/pme_init.h \
                   src/mpid/ch4/netmod/pme/pme_am_wire.h \
                   src/mpid/ch4/netmod/pme/pme_rma.h \

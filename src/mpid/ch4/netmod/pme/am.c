@@ -104,7 +104,7 @@ int MPIDI_PME_am_isend(int rank, MPIR_Comm * comm, int handler_id, const void *a
             MPIR_ERR_CHKANDJUMP(!pack, mpi_errno, MPI_ERR_OTHER, "**nomem");
             MPIDI_PME_AMREQ(sreq).pack_buf = pack;
         }
-        mpi_errno = MPIR_Typerep_pack(data, count, datatype, 0, pack, data_sz, &packed);
+        mpi_errno = MPIDI_PME_TYPEREP_PACK(data, count, datatype, 0, pack, data_sz, &packed);
         MPIR_ERR_CHECK(mpi_errno);
         MPIR_Assert(packed == data_sz);
         iov.iov_base = pack;
@@ -215,7 +215,7 @@ int MPIDI_PME_handle_msg(struct pme_event *ev)
     if (parse(ev, scratch, &msg))
         goto done;
     if (msg.kind == MPIDI_PME_KIND_DYNPROC) {
-        mpi_errno = MPIDI_PME_dynq_put(msg.tag, ev->data, ev->data_len);
+        mpi_errno = MPIDI_PME_dynq_put(msg.handler_id, msg.tag, ev->data, ev->data_len);
         goto done;
     }
     uint32_t attr = 0;
@@ -358,9 +358,9 @@ int MPIDI_PME_handle_recv_done(struct pme_event *ev)
     if (am->flags & MPIDI_PME_AMREQ_PACKED) {
         MPI_Aint unpacked = 0;
         if (got > 0)
-            MPIR_Typerep_unpack(am->pack_buf, got, MPIDIG_REQUEST(rreq, buffer),
-                                MPIDIG_REQUEST(rreq, count), MPIDIG_REQUEST(rreq, datatype), 0,
-                                &unpacked);
+            MPIDI_PME_TYPEREP_UNPACK(am->pack_buf, got, MPIDIG_REQUEST(rreq, buffer),
+                                     MPIDIG_REQUEST(rreq, count), MPIDIG_REQUEST(rreq, datatype),
+                                     0, &unpacked);
         if (unpacked < got && !rreq->status.MPI_ERROR)
             rreq->status.MPI_ERROR = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
                                                           __func__, __LINE__, MPI_ERR_TYPE,

@@ -161,11 +161,11 @@ static MPI_Aint segment_count(MPI_Aint count, MPI_Datatype datatype)
 }
 
 /* Wait for n requests and free them; the first error. */
-static int wait_all(int n, MPIR_Request ** req, MPIR_Errflag_t * errflag)
+static int wait_all(int n, MPIR_Request ** req, MPIDI_PME_errflag_t errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
-        int rc = MPIC_Wait(req[i], errflag);
+        int rc = MPIDI_PME_MPIC_WAIT(req[i], errflag);
         MPIR_Request_free(req[i]);
         mpi_errno = mpi_errno ? mpi_errno : rc;
     }
@@ -173,7 +173,7 @@ static int wait_all(int n, MPIR_Request ** req, MPIR_Errflag_t * errflag)
 }
 
 static int axes_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                      const MPIDI_PME_place_t * pl, MPIR_Comm * comm, MPIR_Errflag_t * errflag)
+                      const MPIDI_PME_place_t * pl, MPIR_Comm * comm, MPIDI_PME_errflag_t errflag)
 {
     int mpi_errno = MPI_SUCCESS, parent, child[MAX_CHILDREN];
     int nchild = tree(pl, comm->rank, root, &parent, child);
@@ -195,7 +195,7 @@ static int axes_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int r
     for (MPI_Aint i = 0; i < nseg; i++) {
         MPI_Aint n = MPL_MIN(seg, count - i * seg);
         if (parent >= 0) {
-            mpi_errno = MPIC_Wait(rreq[i], errflag);
+            mpi_errno = MPIDI_PME_MPIC_WAIT(rreq[i], errflag);
             MPIR_Request_free(rreq[i]);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -228,7 +228,7 @@ static void *scratch(MPI_Aint count, MPI_Datatype datatype, void **base)
  * scratch areas per child while the other is being combined. */
 static int axes_reduce_into(void *acc, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
                             int root, const MPIDI_PME_place_t * pl, MPIR_Comm * comm,
-                            MPIR_Errflag_t * errflag)
+                            MPIDI_PME_errflag_t errflag)
 {
     int mpi_errno = MPI_SUCCESS, parent, child[MAX_CHILDREN];
     int nchild = tree(pl, comm->rank, root, &parent, child);
@@ -255,7 +255,7 @@ static int axes_reduce_into(void *acc, MPI_Aint count, MPI_Datatype datatype, MP
         MPI_Aint j = i - 1, n = MPL_MIN(seg, count - j * seg);
         char *mine = (char *) acc + j * seg * extent;
         for (int c = 0; c < nchild; c++) {
-            mpi_errno = MPIC_Wait(rreq[(j % 2) * nchild + c], errflag);
+            mpi_errno = MPIDI_PME_MPIC_WAIT(rreq[(j % 2) * nchild + c], errflag);
             MPIR_Request_free(rreq[(j % 2) * nchild + c]);
             MPIR_ERR_CHECK(mpi_errno);
             char *in = (char *) tmp + ((j % 2) * nchild + c) * seg * extent;
@@ -289,7 +289,7 @@ static const MPIDI_PME_place_t *reduce_place(MPIR_Comm * comm, MPI_Aint count,
 }
 
 int MPIDI_PME_mpi_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                        MPIR_Comm * comm, MPIR_Errflag_t * errflag)
+                        MPIR_Comm * comm, MPIDI_PME_errflag_t errflag)
 {
     MPI_Aint size;
     const MPIDI_PME_place_t *pl = NULL;
@@ -303,7 +303,7 @@ int MPIDI_PME_mpi_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 
 int MPIDI_PME_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                         MPIR_Errflag_t * errflag)
+                         MPIDI_PME_errflag_t errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     void *base = NULL, *acc = recvbuf;
@@ -329,7 +329,7 @@ int MPIDI_PME_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
 int MPIDI_PME_mpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
-                            MPIR_Errflag_t * errflag)
+                            MPIDI_PME_errflag_t errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     const MPIDI_PME_place_t *pl = reduce_place(comm, count, datatype, op,

@@ -10,10 +10,16 @@
 #include "netmod_inline.h"
 
 MPIDI_NM_funcs_t MPIDI_NM_pme_funcs = {
-    /* start-up and shut-down (init.c) */
+    /* start-up and shut-down (init.c; 5.0 exchanges the cards when it commits
+     * MPI_COMM_WORLD, below) */
     .init_local = MPIDI_PME_init_local,
+#if !MPIDI_PME_MPICH_5
     .init_world = MPIDI_PME_init_world,
     .post_init = MPIDI_PME_post_init,
+#endif
+#if MPIDI_PME_MPICH_42 && !MPIDI_PME_MPICH_5
+    .init_vcis = MPIDI_PME_init_vcis,
+#endif
     .mpi_finalize_hook = MPIDI_PME_mpi_finalize_hook,
     .progress = MPIDI_NM_progress,
 
@@ -29,15 +35,27 @@ MPIDI_NM_funcs_t MPIDI_NM_pme_funcs = {
     .am_check_eager = MPIDI_NM_am_check_eager,
     .am_request_init = MPIDI_NM_am_request_init,
     .am_request_finalize = MPIDI_NM_am_request_finalize,
+#if MPIDI_PME_MPICH_5
+    .am_can_do_tag = MPIDI_NM_am_can_do_tag,
+    .am_tag_send = MPIDI_NM_am_tag_send,
+    .am_tag_recv = MPIDI_NM_am_tag_recv,
+#endif
 
     /* processes and communicators */
+#if MPIDI_PME_MPICH_5
+    .comm_set_vcis = MPIDI_PME_comm_set_vcis,
+    .insert_upid = MPIDI_PME_insert_upid,
+    .dynamic_sendrecv = MPIDI_PME_dynamic_sendrecv,
+    .mpi_comm_commit_pre_hook = MPIDI_PME_comm_bootstrap_hook,
+#else
     .comm_get_gpid = MPIDI_NM_comm_get_gpid,
-    .get_local_upids = MPIDI_PME_get_local_upids,
     .upids_to_gpids = MPIDI_PME_upids_to_gpids,
+    .mpi_comm_commit_pre_hook = MPIDI_PME_mpi_comm_commit_pre_hook,
+#endif
+    .get_local_upids = MPIDI_PME_get_local_upids,
     .dynamic_send = MPIDI_PME_dynamic_send,
     .dynamic_recv = MPIDI_PME_dynamic_recv,
     .comm_set_hints = MPIDI_PME_comm_set_hints,
-    .mpi_comm_commit_pre_hook = MPIDI_PME_mpi_comm_commit_pre_hook,
     .mpi_comm_commit_post_hook = MPIDI_PME_mpi_comm_commit_post_hook,
     .mpi_comm_free_hook = MPIDI_PME_mpi_comm_free_hook,
 
@@ -61,8 +79,10 @@ MPIDI_NM_funcs_t MPIDI_NM_pme_funcs = {
 MPIDI_NM_native_funcs_t MPIDI_NM_native_pme_funcs = {
     /* point-to-point */
     .mpi_isend = MPIDI_NM_mpi_isend,
+#if !MPIDI_PME_MPICH_42
     .isend_coll = MPIDI_NM_isend_coll,
     .mpi_issend = MPIDI_NM_mpi_issend,
+#endif
     .mpi_cancel_send = MPIDI_NM_mpi_cancel_send,
     .mpi_irecv = MPIDI_NM_mpi_irecv,
     .mpi_imrecv = MPIDI_NM_mpi_imrecv,

@@ -7,7 +7,9 @@
 #include "mpidimpl.h"
 #include "pme_impl.h"
 #include "pme_init.h"
-#include "mpidu_bc.h"
+#if !MPIDI_PME_MPICH_5
+#include "mpidu_bc.h"   /* (5.0 has no business-card table) */
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,8 +126,8 @@ int MPIDI_PME_init_local(int *tag_bits)
     cfg.expected_peers = (unsigned) (MPIR_Process.size - MPIR_Process.local_size);
     /* An eager message that arrives before its receive is posted waits in one of
      * MPIDIG's unexpected-message buffers: it must fit in one. */
-    if (cfg.eager_max > (size_t) MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE)
-        cfg.eager_max = (size_t) MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE;
+    if (cfg.eager_max > (size_t) MPIDI_PME_PACK_BUFFER_SIZE)
+        cfg.eager_max = (size_t) MPIDI_PME_PACK_BUFFER_SIZE;
 
     if (!cfg.device || strcmp(cfg.device, "loop")) {
         mpi_errno = MPIDI_PME_choose_iface(&cfg, err, sizeof(err));
@@ -277,12 +279,42 @@ static int job_init_failure(const char *table, int size, char *summary, size_t s
     return 0;
 }
 
-int MPIDI_PME_init_world(void)
+/* Every process's card, by rank in MPI_COMM_WORLD, through PMI: 4.x's business-card
+ * table, an allgather over all processes in 5.0 (which has no such table). */
+static int card_table(const char *card, void **table)
+{
+#if MPIDI_PME_MPICH_5
+    *table = MPL_malloc((size_t) MPIR_Process.size * MPIDI_PME_CARD_LEN, MPL_MEM_ADDRESS);
+    if (!*table)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
+    return MPIR_pmi_allgather(card, MPIDI_PME_CARD_LEN, *table, MPIDI_PME_CARD_LEN,
+                              MPIR_PMI_DOMAIN_ALL);
+#else
+    int recv_bc_len = MPIDI_PME_CARD_LEN;
+    return MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size, MPIR_Process.node_map,
+                                 (void *) card, MPIDI_PME_CARD_LEN, TRUE, 0, table,
+                                 &recv_bc_len);
+#endif
+}
+
+static void card_table_free(void *table)
+{
+#if MPIDI_PME_MPICH_5
+    MPL_free(table);
+#else
+    MPIDU_bc_table_destroy();
+#endif
+}
+
+/* The business cards of the whole job: every process added to PME and to ch4's address
+ * vector, or the reason one of them could not start. In 4.x ch4 calls it once
+ * (init_world); 5.0 sets up the world's communicator first (comm_bootstrap_hook). */
+static int join_world(void)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     void *table = NULL;
-    int recv_bc_len = MPIDI_PME_CARD_LEN;
     int size = MPIR_Process.size;
     int rank = MPIR_Process.rank;
     char card[MPIDI_PME_CARD_LEN];
@@ -303,8 +335,7 @@ int MPIDI_PME_init_world(void)
                                                MPIR_CVAR_CH4_PME_TEST_CARD_REVISION :
                                                MPIDI_PME_NETMOD_REV);
     }
-    mpi_errno = MPIDU_bc_table_create(rank, size, MPIR_Process.node_map, card,
-                                      MPIDI_PME_CARD_LEN, TRUE, 0, &table, &recv_bc_len);
+    mpi_errno = card_table(card, &table);
     MPIR_ERR_CHECK(mpi_errno);
 
     /* Any process that could not start PME, or that speaks another PME wire version than
@@ -321,7 +352,7 @@ int MPIDI_PME_init_world(void)
          * be lost. */
         MPIDI_PME_say_then_pause(rank == 0, summary, who == rank && g->init_errno ?
                                  g->init_errmsg : detail);
-        MPIDU_bc_table_destroy();
+        card_table_free(table);
         goto fn_fail;
     }
 
@@ -340,19 +371,19 @@ int MPIDI_PME_init_world(void)
                          "ch4:pme: the business card of rank %d is not usable", i);
             mpi_errno = MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__, summary,
                                              pme_ep_last_error(g->ep));
-            MPIDU_bc_table_destroy();
+            card_table_free(table);
             goto fn_fail;
         }
         mpi_errno = MPIDI_PME_peer_slot(peer);
         MPIR_ERR_CHECK(mpi_errno);
-        MPIDI_PME_AV(&MPIDIU_get_av(0, i)).peer = peer;
+        MPIDI_PME_AV(MPIDI_PME_WORLD_AV(i)).peer = peer;
         MPIDI_PME_peer_t *p = &g->peers[peer];
         memcpy(p->addr, addr, PME_ADDR_MAX);
         p->world_rank = i;
-        p->gpid = MPIDIU_GPID_CREATE(0, i);
+        p->gpid = MPIDI_PME_WORLD_PROCID(i);
         p->has_gpid = 1;
     }
-    MPIDU_bc_table_destroy();
+    card_table_free(table);
     mpi_errno = MPIDI_PME_shm_wake_init();
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -363,10 +394,61 @@ int MPIDI_PME_init_world(void)
     goto fn_exit;
 }
 
+#if MPIDI_PME_MPICH_5
+/* 5.0 commits MPI_COMM_WORLD (a "bootstrap" communicator) before any message to another
+ * process: its commit is where the job's cards are exchanged. A session's bootstrap
+ * communicator over a part of the processes would need an exchange PMI does not offer
+ * this netmod. */
+int MPIDI_PME_comm_bootstrap_hook(MPIR_Comm * comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    static int joined;
+
+    if ((comm->attr & MPIR_COMM_ATTR__BOOTSTRAP) && !joined) {
+        if (comm->local_size != MPIR_Process.size)
+            return MPIDI_PME_make_error(MPI_ERR_OTHER, __func__, __LINE__,
+                                        "ch4:pme: the first communicator of a session must "
+                                        "hold every process of the job",
+                                        "create a communicator from the group mpi://WORLD "
+                                        "first");
+        mpi_errno = join_world();
+        if (mpi_errno)
+            return mpi_errno;
+        joined = 1;
+    }
+    return MPIDI_PME_mpi_comm_commit_pre_hook(comm);
+}
+
+/* One VCI: PME's endpoint is the netmod's only queue pair, on every process. */
+int MPIDI_PME_comm_set_vcis(MPIR_Comm * comm, int num_implicit, int num_reserved,
+                            MPIDI_num_vci_t * all_num_vcis)
+{
+    for (int i = 0; i < comm->local_size; i++) {
+        all_num_vcis[i].n_vcis = 1;
+        all_num_vcis[i].n_total_vcis = 1;
+    }
+    return MPI_SUCCESS;
+}
+#else
+int MPIDI_PME_init_world(void)
+{
+    return join_world();
+}
+
+#if MPIDI_PME_MPICH_42
+/* One VCI: PME's endpoint is the netmod's only queue pair. */
+int MPIDI_PME_init_vcis(int num_vcis, int *num_vcis_actual)
+{
+    *num_vcis_actual = 1;
+    return MPI_SUCCESS;
+}
+#endif
+
 int MPIDI_PME_post_init(void)
 {
     return MPI_SUCCESS;
 }
+#endif
 
 int MPIDI_PME_mpi_finalize_hook(void)
 {

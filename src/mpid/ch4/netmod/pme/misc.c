@@ -13,6 +13,7 @@ int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info)
     return MPI_SUCCESS;
 }
 
+#if !MPIDI_PME_MPICH_5
 int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote)
 {
     int avtid = 0, lpid = 0;
@@ -23,10 +24,11 @@ int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_
     *gpid = MPIDIU_GPID_CREATE(avtid, lpid);
     return MPI_SUCCESS;
 }
+#endif
 
 int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm)
 {
-    return MPIDIU_rank_is_local(rank, comm);
+    return MPIDI_PME_RANK_IS_LOCAL(rank, comm);
 }
 
 /* Dynamic windows: MPIDIG does their one-sided communication (rma_win.c). */
@@ -62,6 +64,6 @@ int MPIDI_PME_mpi_precv_init(void *buf, int partitions, MPI_Aint count,
                              MPI_Datatype datatype, int source, int tag, MPIR_Comm * comm,
                              MPIR_Info * info, MPIDI_av_entry_t * av, MPIR_Request ** request)
 {
-    return MPIDIG_mpi_precv_init(buf, partitions, count, datatype, source, tag, comm, info,
-                                 request);
+    return MPIDI_PME_PRECV_INIT(buf, partitions, count, datatype, source, tag, comm, info,
+                                request);
 }

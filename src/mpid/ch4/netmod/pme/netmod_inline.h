@@ -18,10 +18,19 @@
 #include "pme_noinline.h"
 #include "netmod_am_fallback.h"
 
+#if MPIDI_PME_MPICH_42
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int *made_progress)
+{
+    return MPIDI_PME_progress(vci, made_progress);
+}
+#else
+/* (4.0 passes whether the caller blocks, which changes nothing here) */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
 {
-    return MPIDI_PME_progress(vci, blocking);
+    int made_progress = 0;
+    return MPIDI_PME_progress(vci, &made_progress);
 }
+#endif
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id,
                                                   const void *am_hdr, MPI_Aint am_hdr_sz,
@@ -88,11 +97,38 @@ MPL_STATIC_INLINE_PREFIX bool MPIDI_NM_am_check_eager(MPI_Aint am_hdr_sz, MPI_Ai
     return MPIDI_PME_am_check_eager(am_hdr_sz, data_sz, data, count, datatype, sreq);
 }
 
+#if MPIDI_PME_MPICH_5
+/* 5.0's rendezvous by tag (MPIDIG's RTS/CTS pipeline): never used, am_check_eager sends
+ * every message as one active message and PME moves large ones itself. */
+MPL_STATIC_INLINE_PREFIX bool MPIDI_NM_am_can_do_tag(MPIR_Request * rreq)
+{
+    return false;
+}
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_tag_send(int rank, MPIR_Comm * comm, int handler_id,
+                                                  int tag, const void *buf, MPI_Aint count,
+                                                  MPI_Datatype datatype, int src_vci, int dst_vci,
+                                                  MPIR_Request * sreq)
+{
+    MPIR_Assert(0);
+    return MPI_ERR_INTERN;
+}
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_tag_recv(int rank, MPIR_Comm * comm, int handler_id,
+                                                  int tag, void *buf, MPI_Aint count,
+                                                  MPI_Datatype datatype, int src_vci, int dst_vci,
+                                                  MPIR_Request * rreq)
+{
+    MPIR_Assert(0);
+    return MPI_ERR_INTERN;
+}
+#else
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_comm_get_gpid(MPIR_Comm * comm_ptr, int idx,
                                                     uint64_t * gpid_ptr, bool is_remote)
 {
     return MPIDI_PME_comm_get_gpid(comm_ptr, idx, gpid_ptr, is_remote);
 }
+#endif
 
 /* rma_*_cmpl_hook: netmod_am_fallback_rma.h's, which do nothing. They are right only
  * for the AM fallback's own operations: MPIDIG's synchronization calls that complete

@@ -51,6 +51,7 @@ typedef struct MPIDI_PME_sendq {
 /* A connect/accept handshake message waiting for MPIDI_PME_dynamic_recv. */
 typedef struct MPIDI_PME_dynmsg {
     struct MPIDI_PME_dynmsg *next;
+    int sub;                    /* MPIDI_PME_DYN_* */
     uint32_t tag;
     size_t len;
     char data[];
@@ -164,9 +165,14 @@ void MPIDI_PME_shm_wake_announce(void);
 int MPIDI_PME_shm_cells_taken(void);
 void MPIDI_PME_shm_wake_disarm(void);
 
-/* dynq.c: connect/accept messages waiting for MPIDI_PME_dynamic_recv */
-int MPIDI_PME_dynq_put(uint32_t tag, const void *data, size_t len);
-int MPIDI_PME_dynq_take(uint32_t tag, void *buf, size_t size);
+/* dynq.c: connect/accept messages waiting for spawn.c. Their kind travels in the
+ * netmod header's handler byte (unused by MPIDI_PME_KIND_DYNPROC before 5.0's
+ * intercommunicators needed a second kind). */
+#define MPIDI_PME_DYN_CONNECT  0        /* dynamic_send/recv: port tag */
+#define MPIDI_PME_DYN_SENDRECV 1        /* dynamic_sendrecv: tag, data led by a context id */
+int MPIDI_PME_dynq_put(int sub, uint32_t tag, const void *data, size_t len);
+int MPIDI_PME_dynq_take(int sub, uint32_t tag, const void *lead, size_t lead_len, void *buf,
+                        size_t size, size_t * got);
 void MPIDI_PME_dynq_free(void);
 
 /* send.c: pme_send, and the queue of sends it could not take yet */

@@ -7,15 +7,25 @@
 #define PME_NOINLINE_H_INCLUDED
 
 #include "mpidimpl.h"
+#include "pme_compat.h"
 
 /* init.c */
 int MPIDI_PME_init_local(int *tag_bits);
+#if MPIDI_PME_MPICH_5
+int MPIDI_PME_comm_bootstrap_hook(MPIR_Comm * comm);
+int MPIDI_PME_comm_set_vcis(MPIR_Comm * comm, int num_implicit, int num_reserved,
+                            MPIDI_num_vci_t * all_num_vcis);
+#else
 int MPIDI_PME_init_world(void);
 int MPIDI_PME_post_init(void);
+#if MPIDI_PME_MPICH_42
+int MPIDI_PME_init_vcis(int num_vcis, int *num_vcis_actual);
+#endif
+#endif
 int MPIDI_PME_mpi_finalize_hook(void);
 
 /* progress.c */
-int MPIDI_PME_progress(int vci, int blocking);
+int MPIDI_PME_progress(int vci, int *made_progress);
 
 /* am.c */
 int MPIDI_PME_am_send_hdr(int rank, MPIR_Comm * comm, int handler_id, const void *am_hdr,
@@ -41,21 +51,28 @@ void MPIDI_PME_am_request_finalize(MPIR_Request * req);
 
 /* spawn.c */
 int MPIDI_PME_get_local_upids(MPIR_Comm * comm, int **local_upid_size, char **local_upids);
+#if MPIDI_PME_MPICH_5
+int MPIDI_PME_insert_upid(MPIR_Lpid lpid, const char *upid, int upid_len);
+int MPIDI_PME_dynamic_sendrecv(MPIR_Lpid remote_lpid, MPIR_Comm * peer_comm, int tag,
+                               const void *send_buf, int send_size, void *recv_buf,
+                               int recv_size, int timeout);
+#else
 int MPIDI_PME_upids_to_gpids(int size, int *remote_upid_size, char *remote_upids,
                              uint64_t * remote_gpids);
-int MPIDI_PME_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int size,
+#endif
+int MPIDI_PME_dynamic_send(MPIDI_PME_procid_t remote, int tag, const void *buf, int size,
                            int timeout);
 int MPIDI_PME_dynamic_recv(int tag, void *buf, int size, int timeout);
 
 /* coll_axes.c */
 int MPIDI_PME_mpi_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                        MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+                        MPIR_Comm * comm, MPIDI_PME_errflag_t errflag);
 int MPIDI_PME_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                         MPIR_Errflag_t * errflag);
+                         MPIDI_PME_errflag_t errflag);
 int MPIDI_PME_mpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
-                            MPIR_Errflag_t * errflag);
+                            MPIDI_PME_errflag_t errflag);
 
 /* topo_hooks.c */
 int MPIDI_PME_mpi_comm_commit_pre_hook(MPIR_Comm * comm);
@@ -64,7 +81,9 @@ int MPIDI_PME_mpi_comm_free_hook(MPIR_Comm * comm);
 
 /* misc.c */
 int MPIDI_PME_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info);
+#if !MPIDI_PME_MPICH_5
 int MPIDI_PME_comm_get_gpid(MPIR_Comm * comm, int idx, uint64_t * gpid, bool is_remote);
+#endif
 int MPIDI_PME_rank_is_local(int rank, MPIR_Comm * comm);
 int MPIDI_PME_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size);
 int MPIDI_PME_win_detach_hook(MPIR_Win * win, const void *base);
@@ -98,45 +117,47 @@ int MPIDI_PME_rma_win_cmpl_hook(MPIR_Win * win);
 int MPIDI_PME_rma_target_cmpl_hook(int rank, MPIR_Win * win);
 
 /* rma.c */
-int MPIDI_PME_mpi_put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, int target_count,
-                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                      MPIDI_winattr_t winattr);
-int MPIDI_PME_mpi_rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                       MPIDI_winattr_t winattr, MPIR_Request ** request);
-int MPIDI_PME_mpi_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, int target_count,
-                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                      MPIDI_winattr_t winattr);
-int MPIDI_PME_mpi_rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                       MPIDI_winattr_t winattr, MPIR_Request ** request);
-int MPIDI_PME_mpi_accumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_put(const void *origin_addr, MPIDI_PME_count_t origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                      MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rput(const void *origin_addr, MPIDI_PME_count_t origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                       MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr, MPIR_Request ** request);
+int MPIDI_PME_mpi_get(void *origin_addr, MPIDI_PME_count_t origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                      MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rget(void *origin_addr, MPIDI_PME_count_t origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                       MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr, MPIR_Request ** request);
+int MPIDI_PME_mpi_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                             int target_count, MPI_Datatype target_datatype, MPI_Op op,
-                             MPIR_Win * win, MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
-int MPIDI_PME_mpi_raccumulate(const void *origin_addr, int origin_count,
+                             MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                             MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                             MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_raccumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                               MPI_Datatype origin_datatype, int target_rank,
-                              MPI_Aint target_disp, int target_count,
+                              MPI_Aint target_disp, MPIDI_PME_count_t target_count,
                               MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
                               MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
                               MPIR_Request ** request);
-int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                                  MPI_Datatype origin_datatype, void *result_addr,
-                                 int result_count, MPI_Datatype result_datatype,
-                                 int target_rank, MPI_Aint target_disp, int target_count,
-                                 MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
-                                 MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr);
-int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, int origin_count,
+                                 MPIDI_PME_count_t result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp,
+                                 MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                                 MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                                 MPIDI_winattr_t winattr);
+int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                                   MPI_Datatype origin_datatype, void *result_addr,
-                                  int result_count, MPI_Datatype result_datatype,
-                                  int target_rank, MPI_Aint target_disp, int target_count,
-                                  MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
-                                  MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
-                                  MPIR_Request ** request);
+                                  MPIDI_PME_count_t result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp,
+                                  MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                                  MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                                  MPIDI_winattr_t winattr, MPIR_Request ** request);
 int MPIDI_PME_mpi_fetch_and_op(const void *origin_addr, void *result_addr,
                                MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                                MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,

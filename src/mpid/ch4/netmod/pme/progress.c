@@ -35,7 +35,7 @@ static int peer_failed(const struct pme_event *ev)
     return MPI_SUCCESS;
 }
 
-int MPIDI_PME_progress(int vci, int blocking)
+int MPIDI_PME_progress(int vci, int *made_progress)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
@@ -98,7 +98,9 @@ int MPIDI_PME_progress(int vci, int blocking)
      * many frames before its one event), queued sends, any request completed by the
      * progress engine, or a cell taken from shared memory count as activity. */
     uint64_t frames = pme_ep_activity(g->ep);
-    int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(vci).progress_count);
+    int count = MPIDI_PME_COMPLETIONS(vci);
+    if (n || frames != g->last_frames)
+        *made_progress = 1;
     int cells = MPIDI_PME_shm_cells_taken();
     uint64_t now = pme_ep_now_ns(g->ep);     /* the pass's own time: no second clock read */
     if (n || g->sendq_head || frames != g->last_frames || count != g->last_progress_count ||

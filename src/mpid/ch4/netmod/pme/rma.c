@@ -135,8 +135,9 @@ static int after_mpidig_accs(MPIR_Win * win, int rank)
 /* ---- puts and gets ---- */
 
 /* A put (get: 0) or a get, done by PME (*done) when both sides are contiguous. */
-static int xfer_native(int get, void *o, int oc, MPI_Datatype odt, int rank, MPI_Aint disp,
-                       int tc, MPI_Datatype tdt, MPIR_Win * win, int *done)
+static int xfer_native(int get, void *o, MPIDI_PME_count_t oc, MPI_Datatype odt, int rank,
+                       MPI_Aint disp, MPIDI_PME_count_t tc, MPI_Datatype tdt, MPIR_Win * win,
+                       int *done)
 {
     int o_contig, t_contig;
     size_t o_bytes, t_bytes;
@@ -163,9 +164,9 @@ static int xfer_native(int get, void *o, int oc, MPI_Datatype odt, int rank, MPI
 /* Accumulate (result NULL) or get-accumulate: done by PME (*done) when the window's
  * accumulates are PME's, every buffer is contiguous and of one predefined type, and a
  * fetching one fits one frame. */
-static int acc_native(const void *o, int oc, MPI_Datatype odt, void *r, int rc,
-                      MPI_Datatype rdt, int rank, MPI_Aint disp, int tc, MPI_Datatype tdt,
-                      MPI_Op mop, MPIR_Win * win, int *done)
+static int acc_native(const void *o, MPIDI_PME_count_t oc, MPI_Datatype odt, void *r,
+                      MPIDI_PME_count_t rc, MPI_Datatype rdt, int rank, MPI_Aint disp,
+                      MPIDI_PME_count_t tc, MPI_Datatype tdt, MPI_Op mop, MPIR_Win * win, int *done)
 {
     MPIDI_PME_rwin_t *rw = MPIDI_PME_RWIN(win);
     int contig, aop, mpi_errno;
@@ -209,8 +210,9 @@ static int acc_native(const void *o, int oc, MPI_Datatype odt, void *r, int rc,
 
 /* An accumulate on our own window that PME does not do, when PME does the others: done
  * here, with the liveness helper kept out (it may be acting on a peer's accumulate). */
-static int acc_self(const void *o, int oc, MPI_Datatype odt, void *r, int rc, MPI_Datatype rdt,
-                    MPI_Aint disp, int tc, MPI_Datatype tdt, MPI_Op op, MPIR_Win * win)
+static int acc_self(const void *o, MPIDI_PME_count_t oc, MPI_Datatype odt, void *r,
+                    MPIDI_PME_count_t rc, MPI_Datatype rdt, MPI_Aint disp, MPIDI_PME_count_t tc,
+                    MPI_Datatype tdt, MPI_Op op, MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
     void *target = (char *) win->base + disp * win->disp_unit;
@@ -230,7 +232,7 @@ static int acc_self(const void *o, int oc, MPI_Datatype odt, void *r, int rc, MP
             mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
                                              __LINE__, MPI_ERR_OTHER, "**nomem", 0);
         if (!mpi_errno)
-            mpi_errno = MPIR_Typerep_pack(o, oc, odt, 0, packed, bytes, &done);
+            mpi_errno = MPIDI_PME_TYPEREP_PACK(o, oc, odt, 0, packed, bytes, &done);
         if (!mpi_errno && esize)
             mpi_errno = MPIR_Typerep_op(packed, bytes / esize, basic, target, tc, tdt, op, true,
                                         -1);
@@ -286,8 +288,9 @@ static int native_or_ready(MPIR_Win * win, int rank, int done, int mpi_errno,
 
 /* Put or get, with or without a request: PME's on a native window when it can, else
  * MPIDIG's. */
-static int put_or_get(int get, void *o, int oc, MPI_Datatype odt, int rank, MPI_Aint disp,
-                      int tc, MPI_Datatype tdt, MPIR_Win * win, MPIR_Request ** request)
+static int put_or_get(int get, void *o, MPIDI_PME_count_t oc, MPI_Datatype odt, int rank,
+                      MPI_Aint disp, MPIDI_PME_count_t tc, MPI_Datatype tdt, MPIR_Win * win,
+                      MPIR_Request ** request)
 {
     int mpi_errno = MPI_SUCCESS, done = 0;
     if (MPIDI_PME_RWIN(win)) {
@@ -308,37 +311,37 @@ static int put_or_get(int get, void *o, int oc, MPI_Datatype odt, int rank, MPI_
     return mpi_errno;
 }
 
-int MPIDI_PME_mpi_put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, int target_count,
-                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                      MPIDI_winattr_t winattr)
+int MPIDI_PME_mpi_put(const void *origin_addr, MPIDI_PME_count_t origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                      MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
 {
     return put_or_get(0, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, NULL);
 }
 
-int MPIDI_PME_mpi_rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                       MPIDI_winattr_t winattr, MPIR_Request ** request)
+int MPIDI_PME_mpi_rput(const void *origin_addr, MPIDI_PME_count_t origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                       MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr, MPIR_Request ** request)
 {
     return put_or_get(0, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, request);
 }
 
-int MPIDI_PME_mpi_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, int target_count,
-                      MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                      MPIDI_winattr_t winattr)
+int MPIDI_PME_mpi_get(void *origin_addr, MPIDI_PME_count_t origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                      MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
 {
     return put_or_get(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, NULL);
 }
 
-int MPIDI_PME_mpi_rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_av_entry_t * addr,
-                       MPIDI_winattr_t winattr, MPIR_Request ** request)
+int MPIDI_PME_mpi_rget(void *origin_addr, MPIDI_PME_count_t origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPIDI_PME_count_t target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                       MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr, MPIR_Request ** request)
 {
     return put_or_get(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, request);
@@ -346,9 +349,10 @@ int MPIDI_PME_mpi_rget(void *origin_addr, int origin_count, MPI_Datatype origin_
 
 /* Accumulate and get-accumulate, with or without a request: PME's on a native window
  * when it can, else MPIDIG's. */
-static int accumulate(const void *o, int oc, MPI_Datatype odt, void *r, int rc,
-                      MPI_Datatype rdt, int rank, MPI_Aint disp, int tc, MPI_Datatype tdt,
-                      MPI_Op op, MPIR_Win * win, MPIR_Request ** request)
+static int accumulate(const void *o, MPIDI_PME_count_t oc, MPI_Datatype odt, void *r,
+                      MPIDI_PME_count_t rc, MPI_Datatype rdt, int rank, MPI_Aint disp,
+                      MPIDI_PME_count_t tc, MPI_Datatype tdt, MPI_Op op, MPIR_Win * win,
+                      MPIR_Request ** request)
 {
     int mpi_errno = MPI_SUCCESS, done = 0;
     if (MPIDI_PME_RWIN(win)) {
@@ -374,18 +378,19 @@ static int accumulate(const void *o, int oc, MPI_Datatype odt, void *r, int rc,
     return mpi_errno;
 }
 
-int MPIDI_PME_mpi_accumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                             int target_count, MPI_Datatype target_datatype, MPI_Op op,
-                             MPIR_Win * win, MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
+                             MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                             MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                             MPIDI_winattr_t winattr)
 {
     return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
 
-int MPIDI_PME_mpi_raccumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_raccumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                               MPI_Datatype origin_datatype, int target_rank,
-                              MPI_Aint target_disp, int target_count,
+                              MPI_Aint target_disp, MPIDI_PME_count_t target_count,
                               MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
                               MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
                               MPIR_Request ** request)
@@ -395,25 +400,26 @@ int MPIDI_PME_mpi_raccumulate(const void *origin_addr, int origin_count,
                       request);
 }
 
-int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_get_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                                  MPI_Datatype origin_datatype, void *result_addr,
-                                 int result_count, MPI_Datatype result_datatype,
-                                 int target_rank, MPI_Aint target_disp, int target_count,
-                                 MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
-                                 MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr)
+                                 MPIDI_PME_count_t result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp,
+                                 MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                                 MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                                 MPIDI_winattr_t winattr)
 {
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype,
                       op, win, NULL);
 }
 
-int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, int origin_count,
+int MPIDI_PME_mpi_rget_accumulate(const void *origin_addr, MPIDI_PME_count_t origin_count,
                                   MPI_Datatype origin_datatype, void *result_addr,
-                                  int result_count, MPI_Datatype result_datatype,
-                                  int target_rank, MPI_Aint target_disp, int target_count,
-                                  MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
-                                  MPIDI_av_entry_t * addr, MPIDI_winattr_t winattr,
-                                  MPIR_Request ** request)
+                                  MPIDI_PME_count_t result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp,
+                                  MPIDI_PME_count_t target_count, MPI_Datatype target_datatype,
+                                  MPI_Op op, MPIR_Win * win, MPIDI_av_entry_t * addr,
+                                  MPIDI_winattr_t winattr, MPIR_Request ** request)
 {
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype,

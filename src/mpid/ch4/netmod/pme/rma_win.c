@@ -57,7 +57,6 @@ int MPIDI_PME_win_create_hook(MPIR_Win * win)
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int mpi_errno = MPI_SUCCESS;
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
     MPIR_Comm *comm = win->comm_ptr;
     int n = comm->local_size;
     MPIDI_PME_wcard_t mine = { 0 }, *all = NULL;
@@ -74,7 +73,7 @@ int MPIDI_PME_win_create_hook(MPIR_Win * win)
     all = MPL_malloc(sizeof(*all) * (size_t) n, MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP(!all, mpi_errno, MPI_ERR_OTHER, "**nomem");
     mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm,
-                               &errflag);
+                               MPIDI_PME_ERRFLAG_NONE);
     MPIR_ERR_CHECK(mpi_errno);
     uint32_t every = WCARD_NATIVE | WCARD_ACC;
     for (int i = 0; i < n; i++)

@@ -51,8 +51,8 @@ static int take_vertex(const MPIR_Comm * comm, int n, const MPIDI_PME_edge_t * e
     if (mpi_errno || !collective)
         return mpi_errno;
     int in[2] = { (int) (hash >> 1), -(int) (hash >> 1) }, out[2];
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-    mpi_errno = MPIR_Allreduce_impl(in, out, 2, MPI_INT, MPI_MAX, (MPIR_Comm *) comm, &errflag);
+    mpi_errno = MPIR_Allreduce_impl(in, out, 2, MPI_INT, MPI_MAX, (MPIR_Comm *) comm,
+                                    MPIDI_PME_ERRFLAG_NONE);
     if (!mpi_errno && out[0] != -out[1]) {
         *moved = 0;
         *vertex = comm->rank < n ? comm->rank : MPI_UNDEFINED;
