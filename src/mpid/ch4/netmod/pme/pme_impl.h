@@ -86,10 +86,6 @@ typedef struct {
 
     /* sends waiting for room in PME's send pool, in order */
     MPIDI_PME_sendq_t *sendq_head, *sendq_tail;
-    /* messages PME took (a count that only grows): progress asks PME to send what it
-     * holds back only when the event handlers sent */
-    uint64_t nsent;
-
     /* a peer failure that the next progress call reports */
     int pending_errno;
 

@@ -51,7 +51,6 @@ int MPIDI_PME_progress(int vci, int *made_progress)
     }
 
     pme_progress(g->ep);
-    uint64_t nsent = g->nsent;
     while (pme_next_event(g->ep, &ev)) {
         int rc = MPI_SUCCESS;
         n++;
@@ -83,11 +82,11 @@ int MPIDI_PME_progress(int vci, int *made_progress)
         if (rc != MPI_SUCCESS && mpi_errno == MPI_SUCCESS)
             mpi_errno = rc;
     }
-    /* What the handlers or the drain sent behind frames still in flight waits for PME's
-     * next pass (coalescing); the program may compute before it calls MPI again, and an
-     * answer (an ssend's acknowledgement, a one-sided reply) must not wait for that. */
-    if (g->nsent != nsent)
-        pme_send_waiting(g->ep);
+    /* Small messages that gathered behind frames in flight (PME_COALESCE_AFTER) leave
+     * now: a progress call ends a burst of sends (a window of MPI_Isend, then its
+     * MPI_Waitall), and the program may compute before it calls MPI again. Answers the
+     * handlers made (an ssend's acknowledgement, a one-sided reply) go with them. */
+    pme_send_waiting(g->ep);
     if (g->pending_errno != MPI_SUCCESS && mpi_errno == MPI_SUCCESS) {
         mpi_errno = g->pending_errno;
         g->pending_errno = MPI_SUCCESS;

@@ -62,8 +62,6 @@ static int issue(uint32_t peer, int rank, const void *hdr, size_t hdr_len,
 {
     MPIDI_PME_global_t *g = &MPIDI_PME_global;
     int rc = pme_send(g->ep, peer, hdr, hdr_len, iov, iovcnt, PME_SEND_NO_EVENT, sreq);
-    if (rc == PME_DONE || rc == PME_OK)
-        g->nsent++;
     if (rc == PME_DONE) {
         return sreq ? MPIDI_PME_origin_done(sreq) : MPI_SUCCESS;
     }
