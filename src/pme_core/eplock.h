@@ -32,8 +32,10 @@ static inline void pme_ep_unlock(struct pme_ep *ep)
 {
     if (!ep->helper)
         return;
-    if (ep->gathering_tell_helper)
-        pme_helper_tell(ep); /* small messages gather: the helper bounds their wait */
+    /* Small messages gather: the helper's alarm bounds their wait. Once they have left,
+     * it is taken back (a system call, cheaper than the helper's wake-up for nothing). */
+    if (ep->gathering_tell_helper || (ep->gathering_helper_alarm && !ep->gathering_since_ns))
+        pme_helper_tell(ep);
     __atomic_store_n(&ep->api_exits, ep->api_exits + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&ep->api_lock, 0, __ATOMIC_RELEASE);
 }

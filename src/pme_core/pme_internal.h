@@ -370,10 +370,12 @@ struct pme_ep {
     /* layer 3: small messages gathering into a bundle while coalesce_after frames of
      * their peer wait for an acknowledgement (link_tx.c): the peers that may hold one,
      * since when (0: none), whether the helper must hear of it when the caller leaves,
-     * and whether a pass sends them anyway (pme_link_send_gathered) */
+     * whether it has (its alarm is set: helper.c), and whether a pass sends them anyway
+     * (pme_link_send_gathered) */
     struct pme_idxvec gathering;
     uint64_t gathering_since_ns;
     bool gathering_tell_helper;
+    bool gathering_helper_alarm;
     bool gathering_release;
     /* layer 3: the transmit batch */
     struct pme_dev_frame batch[PME_TX_BATCH];
