@@ -11,10 +11,12 @@
  * MPI_Intercomm_create's two leaders exchange their groups the same way
  * (dynamic_sendrecv), matched by tag and context id.
  *
- * Frames of another job are dropped by PME's job key: processes spawned from the same
- * mpiexec share it (see MPIDI_PME_job_key in init_secret.c); separately launched jobs
- * that want to connect must be given the same PME_JOB_KEY. The handshake's messages go
- * through send.c and arrive in dynq.c.
+ * Frames of another job are dropped by PME's job key, or fail the MAC of its secret:
+ * rank 0 of each job draws its own (init_secret.c), so spawned processes and separately
+ * launched jobs that want to connect must be given the same PME_JOB_SECRET_FILE (or,
+ * without MACs, the same PME_JOB_KEY); MPIDI_PME_choose_secret says so to a spawned
+ * process that has neither. The handshake's messages go through send.c and arrive in
+ * dynq.c.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
