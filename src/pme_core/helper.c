@@ -45,12 +45,11 @@ struct pme_helper {
     int period_ms;
 };
 
-/* Set the alarm for what gathers (due coalesce_us after it began), or take it back
- * once nothing gathers. A failure leaves the thread its period, which bounds the wait
- * too, only later. */
-void pme_helper_tell(struct pme_ep *ep)
+/* Set the alarm for what has gathered since `since` (due coalesce_us later), or take
+ * it back (since 0). A failure leaves the thread its period, which bounds the wait too,
+ * only later. */
+static void alarm_for(const struct pme_ep *ep, const struct pme_helper *h, uint64_t since)
 {
-    uint64_t since = ep->gathering_since_ns;
     struct itimerspec when = {{0, 0}, {0, 0}}; /* zero: disarmed */
     if (since) {
         uint64_t due = since + (uint64_t)ep->cfg.coalesce_us * 1000u;
@@ -59,9 +58,15 @@ void pme_helper_tell(struct pme_ep *ep)
         if (!when.it_value.tv_sec && !when.it_value.tv_nsec)
             when.it_value.tv_nsec = 1;
     }
+    (void)timerfd_settime(h->alarm_fd, TFD_TIMER_ABSTIME, &when, NULL);
+}
+
+void pme_helper_tell(struct pme_ep *ep)
+{
+    uint64_t since = ep->gathering_since_ns;
     ep->gathering_tell_helper = false;
     ep->gathering_helper_alarm = since != 0;
-    (void)timerfd_settime(ep->helper->alarm_fd, TFD_TIMER_ABSTIME, &when, NULL);
+    alarm_for(ep, ep->helper, since);
 }
 
 /* Send what gathers if it has gathered long enough and the caller is not inside.
@@ -135,6 +140,11 @@ static void *helper_main(void *arg)
         struct pollfd pfd[3] = {{h->stop_fd, POLLIN, 0},
                                 {h->alarm_fd, POLLIN, 0},
                                 {away && !idle_pass ? dev_fd : -1, POLLIN, 0}};
+        /* A pass of ours may have started what gathers (queued messages it sent behind
+         * frames in flight): the caller, away, sets no alarm for that. */
+        uint64_t since = __atomic_load_n(&ep->gathering_since_ns, __ATOMIC_RELAXED);
+        if (since && __atomic_load_n(&ep->gathering_tell_helper, __ATOMIC_RELAXED))
+            alarm_for(ep, h, since);
         struct timespec ts;
         sleep_until(h, looked_ns, &ts);
         int n = ppoll(pfd, 3, &ts, NULL);
