@@ -105,6 +105,10 @@ int main(int argc, char **argv)
     unsigned ethertype = et && *et ? (unsigned)strtoul(et, NULL, 0) : PME_ETHERTYPE_DEFAULT;
     double secs = atof(argv[2]), wait_s = argc == 4 ? atof(argv[3]) : 10;
     int fd = open_socket(argv[1]);
+    /* The test starts the client only once this is printed: a socket opened after the
+     * client's PINGs (a process that starts late in a loaded guest) would see none. */
+    printf("kreplay: listening on %s\n", argv[1]);
+    fflush(stdout);
 
     unsigned char frame[2048];
     size_t len = capture_ping(fd, ethertype, frame, sizeof(frame), wait_s);

@@ -67,6 +67,8 @@ export PME_RTO_US=8000
 serve kernel 3000
 ip netns exec ${n}a "$KREPLAY" ${n}va 4 >"$WORK/replay.log" 2>&1 &
 flood=$!
+# (the client only once kreplay listens: else its PINGs may all go before)
+for _ in $(seq 600); do grep -q "listening" "$WORK/replay.log" && break; sleep 0.05; done
 out=$(client kernel) && rc=0 || rc=$?
 wait $SERVER && src=0 || src=$?
 wait $flood && frc=0 || frc=$?
