@@ -91,7 +91,7 @@ else
         if nice -n 10 "${quiet_env[@]}" dkms build -m pme -v "$version" -k "$kver" \
             --sourcetree "$work/d/usr/src" --dkmstree "$work/dkms" >"$work/dkms.log" 2>&1; then
             ko=$(find "$work/dkms" -name pme.ko -path "*/$kver/*" | head -n 1)
-            if [ -n "$ko" ] && modinfo "$ko" | grep -q "^vermagic: *$kver "; then
+            if [ -n "$ko" ] && grep -q "^vermagic: *$kver " <<<"$(modinfo "$ko")"; then
                 ok "the tarball's driver builds through DKMS for $kver"
             else
                 fail "dkms build made no pme.ko for $kver"
@@ -114,13 +114,13 @@ if [ "${PME_TEST_FULL:-0}" = 1 ]; then
     # --lean (C only) where this build-mpich has it: a quicker build that still builds
     # the netmod.
     lean=()
-    "$x/maint/build-mpich" --help 2>/dev/null | grep -q -- '--lean' && lean=(--lean)
+    grep -q -- '--lean' <<<"$("$x/maint/build-mpich" --help 2>/dev/null)" && lean=(--lean)
     out=$(cd "$work" && nice -n 10 "${quiet_env[@]}" PME_MPICH_PREFIX= PME_CACHE_DIR="$cache" \
         "$x/maint/build-mpich" "${lean[@]}" -j 2 -q 2>&1 | tail -n 20)
     prefix=$(sed -n 's/^prefix: //p' <<<"$out" | tail -n 1)
     if [ -z "$prefix" ] || [ ! -x "$prefix/bin/mpicc" ]; then
         fail "maint/build-mpich from the tarball: $out"
-    elif ! "$prefix/bin/mpichversion" | grep -q 'ch4:pme'; then
+    elif ! grep -q 'ch4:pme' <<<"$("$prefix/bin/mpichversion")"; then
         fail "the MPICH built from the tarball does not name ch4:pme: $("$prefix/bin/mpichversion" | head -n 5)"
     else
         printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' \

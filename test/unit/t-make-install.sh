@@ -118,7 +118,8 @@ if [ -z "$d" ]; then
 else
     fail "libpme.so's exports and pme.h differ on: $(echo $d)"
 fi
-nm -D "$lib/${dir[sofile]}" | grep -q ' pme_send@@LIBPME_1$' ||
+# Read whole before grep: grep -q leaving early would kill nm with SIGPIPE (pipefail).
+grep -q ' pme_send@@LIBPME_1$' <<<"$(nm -D "$lib/${dir[sofile]}")" ||
     fail "libpme.so's symbols are not versioned LIBPME_1"
 
 # ---- pkg-config: a program of the library's user ----
