@@ -2,8 +2,8 @@
 /*
  * config.c - the tunables, their defaults and their PME_* environment variables.
  *
- * The defaults are the ones measured best on a veth pair between namespaces (see the
- * README's Performance section); every one can be overridden per job.
+ * The defaults are the ones measured best on a veth pair between namespaces (see
+ * doc/benchmarks.md); every one can be overridden per job.
  */
 #include <errno.h>
 #include <fcntl.h>

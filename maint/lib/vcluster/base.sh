@@ -10,7 +10,7 @@
 PROG=${0##*/}
 # shellcheck disable=SC2034 # the other parts check against them
 readonly MAX_NODES=250 MAX_RAILS=8
-# Exit codes: see the vcluster section of README.md.
+# Exit codes: see doc/vcluster.md.
 # shellcheck disable=SC2034 # used by the other parts
 readonly E_FAIL=1 E_USAGE=2 E_PREREQ=3 E_NOCLUSTER=4
 

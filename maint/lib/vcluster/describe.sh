@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # describe.sh - the cluster's description files, which programs read to learn the
 # cluster without asking vcluster: cluster.json (schema vcluster/1, documented in the
-# vcluster section of README.md) and cluster.tsv (the same facts, one record a line, for
+# doc/vcluster.md) and cluster.tsv (the same facts, one record a line, for
 # C programs without a JSON parser).
 #
 # Owns: SCHEMA, the formats of cluster.json and cluster.tsv; write_json, write_tsv,
@@ -139,7 +139,7 @@ json_iface() {
 write_tsv() {
     local i j k me cs f=$DIR/cluster.tsv.tmp
     {
-        echo "# $SCHEMA cluster description (see README.md (section vcluster)); fields are separated by one tab"
+        echo "# $SCHEMA cluster description (see doc/vcluster.md); fields are separated by one tab"
         printf 'cluster\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t10.%s.0.0/24\n' "$NAME" "$TOPO" "$SPEC" "$NODES" "$NICS" "$MTU" "${RATE:--}" "$LOSS" "$NET"
         for ((i = 0; i < NODES; i++)); do
             coords "$i"
