@@ -43,9 +43,10 @@ void pme_config_init(struct pme_config *cfg)
     /* A bundle is also bounded by one frame. 8 KiB fills a frame at MTU 1500 and most of
      * one at 9000, where messages of 1 and 2 KiB with MPI's header then go three and
      * seven to a bundle instead of alone or in twos: measured at MTU 9000, 1.6 and 2.1
-     * times the message rate of 4 KiB bundles (benchmarks.md). A smaller bundle holds
-     * less of the receiver's credit until its last message is released, and delays its
-     * first message less on a slow link (8 KiB take 66 us at 1 Gbit/s). */
+     * times the message rate of 4 KiB bundles (doc/perf/history/2026-11-26-coalescing.md).
+     * A smaller bundle holds less of the receiver's credit until its last message is
+     * released, and delays its first message less on a slow link (8 KiB take 66 us at
+     * 1 Gbit/s). */
     cfg->coalesce_bytes = 8192;
     /* Small messages leave at once until four frames to the peer wait for an answer: a
      * program that sends a message or two to each neighbour and then computes never
@@ -54,8 +55,8 @@ void pme_config_init(struct pme_config *cfg)
      * the acknowledgement at once. Gathering waits for the caller's next call into PME
      * or at most coalesce_us (the helper): Nagle's algorithm held every message behind
      * any frame in flight until the next call, and a wavefront solver that sends and
-     * then computes ran 1.6 times slower (benchmarks.md, "Coalescing that never
-     * delays"). */
+     * then computes ran 1.6 times slower (doc/transport.md, "Coalescing small
+     * messages"). */
     cfg->coalesce_after = 4;
     cfg->coalesce_us = 50;
     cfg->rto_us = 1000;
@@ -81,7 +82,7 @@ void pme_config_init(struct pme_config *cfg)
     cfg->zc_min_bytes = 64u << 10;
     /* About 450 frames of 9000 bytes: several peers' windows. */
     cfg->tx_ring_bytes = 4u << 20;
-    /* Off until it measures faster: see doc/benchmarks.md, the TX ring. */
+    /* Off until it measures faster: see doc/perf/history/2026-11-24-tx-ring.md. */
     cfg->qdisc_bypass = PME_BYPASS_OFF;
     cfg->counters_shm = 1;
     cfg->helper = 0;
