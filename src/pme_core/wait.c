@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * wait.c - waiting for progress: the seeds' Interrupt Reaping in user space.
+ * wait.c - waiting for progress: PM/Ethernet's Interrupt Reaping in user space.
  *
  * PM's waiting process reaped the device itself instead of paying for an interrupt.
  * Here the choice is between polling the device (cheapest while the process has a

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * ch4:pme - broadcast, reduce and allreduce along the axes of a torus, as the seeds'
- * GigE mesh did them, for a communicator that holds one rank on every node of the
- * torus; every message goes to a neighbour, one link away.
+ * ch4:pme - broadcast, reduce and allreduce along the axes of a torus, as the MPI/QMP
+ * clusters on Gigabit Ethernet meshes did them (doc/transport.md names the paper), for
+ * a communicator that holds one rank on every node of the torus; every message goes to
+ * a neighbour, one link away.
  *
  * The tree, from the root: along x both ways round (to the farther half one way, the
  * nearer the other, as the routes go), from every node reached along y both ways, then
