@@ -4,12 +4,12 @@
  *
  * The receive pool is one budget per endpoint (rx_pool_bytes). Each peer that opens a
  * connection is granted credit_bytes of it, reserved for that peer's eager messages, as
- * far as the unreserved part allows: the per-connection tokens of the GigE-mesh MPI. A message
- * that arrives on credit moves its cost from the peer's reservation to "used"; releasing
- * it moves the cost back to the reservation and raises the peer's credit limit, which
- * travels back piggybacked or in a CREDIT frame. Rendezvous offers (their user headers)
- * take unreserved space; when there is none the receiver answers STOP, and GO once a
- * release makes room (Appendix B of the PM/Ethernet thesis).
+ * far as the unreserved part allows: the per-connection tokens of the GigE-mesh MPI. A
+ * message that arrives on credit moves its cost from the peer's reservation to "used";
+ * releasing it moves the cost back to the reservation and raises the peer's credit limit,
+ * which travels back piggybacked or in a CREDIT frame. Rendezvous offers (their user
+ * headers) take unreserved space; when there is none the receiver answers STOP, and GO
+ * once a release makes room (Appendix B of the PM/Ethernet thesis).
  */
 #include <stdlib.h>
 
