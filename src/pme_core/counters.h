@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * counters.h - layer 5: the endpoint's id claim and its published counters (the file
- * pme_info reads; layout in counters_shm.h).
+ * pme_info reads; layout in counters_layout.h, where it lives in counters_shm.h).
  */
 #ifndef PME_COUNTERS_H
 #define PME_COUNTERS_H

@@ -16,25 +16,15 @@
 #include <sys/uio.h>
 
 #include "pme.h"
+#include "wire.h"
 
 /* Called for each received frame; the bytes are valid only during the call. */
 typedef void (*pme_rx_fn)(void *arg, const uint8_t *frame, size_t len);
 
-/* One outgoing frame, gathered from iov (the first entry holds the Ethernet header). */
-#define PME_DEV_MAX_IOV 8
-struct pme_dev_frame {
-    struct iovec iov[PME_DEV_MAX_IOV];
-    int iovcnt;
-};
-
 struct pme_dev;
 
-/* The payload of a received rendezvous frame that the device wrote straight into the
- * receiver's buffer (zero copy, see zc_recv_begin). */
-struct pme_dev_placed {
-    const uint8_t *data;
-    size_t len;
-};
+/* A frame sent (struct pme_dev_frame) and a payload placed (struct pme_dev_placed) are
+ * in wire.h: the wire layer below reads them too. */
 
 /* Who the endpoint is, for a device that stamps or filters on it (the kernel device
  * writes the source of every frame and keeps other jobs' and nodes' frames away). */

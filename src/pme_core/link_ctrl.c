@@ -13,7 +13,7 @@
 #include <endian.h>
 #include <string.h>
 
-#include "counters_shm.h"
+#include "counters_layout.h"
 #include "link.h"
 
 uint64_t pme_link_next_nonce(struct pme_ep *ep)

@@ -23,7 +23,7 @@
 #include <endian.h>
 #include <string.h>
 
-#include "counters_shm.h"
+#include "counters_layout.h"
 #include "link.h"
 
 /* A peer must take frames big enough for a header and some payload (fragment sizes are

@@ -18,7 +18,7 @@
 #include <endian.h>
 #include <string.h>
 
-#include "counters_shm.h"
+#include "counters_layout.h"
 #include "link.h"
 
 static void count_verdict(struct pme_ep *ep, enum pme_wire_verdict v)

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "counters_shm.h"
+#include "counters_layout.h"
 #include "link.h"
 
 static void count_tx(struct pme_ep *ep, struct pme_peer *p, const struct pme_dev_frame *f)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters_shm.h"
+#include "counters_layout.h"
 #include "link.h"
 
 static uint64_t peer_key(uint32_t node, uint16_t ep_id)

@@ -16,11 +16,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
-#include "dev.h"
 #include "gmac.h"
 #include "pme.h"
 #include "pme_wire.h"
+
+/* ---- frames as the devices (dev.h) send and receive them ---- */
+
+/* One outgoing frame, gathered from iov (the first entry holds the Ethernet header).
+ * Here, below the devices, because the wire layer seals it (and checks what a device
+ * placed, below). */
+#define PME_DEV_MAX_IOV 8
+struct pme_dev_frame {
+    struct iovec iov[PME_DEV_MAX_IOV];
+    int iovcnt;
+};
+
+/* The payload of a received rendezvous frame that the device wrote straight into the
+ * receiver's buffer (zero copy, see zc_recv_begin in dev.h). */
+struct pme_dev_placed {
+    const uint8_t *data;
+    size_t len;
+};
+
+/* ---- sealing and checking ---- */
 
 /* What this endpoint stamps on every frame it sends and expects on every frame it takes. */
 struct pme_wire_self {
