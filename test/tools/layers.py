@@ -24,6 +24,14 @@ files of the rows before it and of its own row). A file may call only functions 
 in files of its own layer or a lower one; each call upward is printed (caller, function,
 both files and their layers) and makes the exit status 1. A layer above is reached through the
 callbacks it registered, which are no call by name and do not show here.
+
+In a table whose rows give numbers, includes are checked too: a file may include (by
+`#include "x.h"`) only headers of its own layer or a lower one; each include of a
+placed header of a higher layer is printed and makes the exit status 1. The headers of
+INCLUDE_EXEMPT are the exception, by name: pme_core's pme.h (types and status codes)
+and pme_internal.h (the endpoint's data) are read by every layer, and reading data is
+no call (doc/design/core.md). In a table without numbers a row's place orders calls
+only (the headers come last), so includes are not checked there.
 """
 import os
 import re
@@ -39,10 +47,29 @@ CALL = re.compile(r'\b(\w+)\s*\(')
 # A table row of a design page: its cells; the files it names are in backquotes.
 ROW = re.compile(r'^\|(.*)\|\s*$')
 FILE_NAME = re.compile(r'`([\w.-]+\.[ch])`')
+# An include of a header of the directory: #include "x.h".
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+# Headers any layer may include: data and types every layer reads, no functions to call
+# (doc/design/core.md: "A header is placed with the code whose functions it declares").
+INCLUDE_EXEMPT = ('pme.h', 'pme_internal.h')
 
 
 def strip(src):
     return COMMENT_OR_STRING.sub(lambda m: ' ' if m.group(0).startswith('/') else '""', src)
+
+
+def strip_comments(src):
+    return COMMENT_OR_STRING.sub(lambda m: ' ' if m.group(0).startswith('/') else m.group(0),
+                                 src)
+
+
+def includes(directory, files):
+    """{file: [header, ...]}: what each of files includes with #include "x.h"."""
+    found = {}
+    for name in files:
+        with open(os.path.join(directory, name), encoding='utf-8') as f:
+            found[name] = INCLUDE.findall(strip_comments(f.read()))
+    return found
 
 
 def graph(directory):
@@ -65,7 +92,8 @@ def graph(directory):
 
 
 def read_table(doc):
-    """{file: [layer or None, ...]} from the rows of doc that name files."""
+    """({file: [layer or None, ...]}, whether the rows give numbers) from the rows of doc
+    that name files."""
     placed, rows, numbered = {}, 0, False
     with open(doc, encoding='utf-8') as f:
         for line in f:
@@ -85,12 +113,12 @@ def read_table(doc):
     # Without numbers, a row's place is its layer (-1 - place marks it so far).
     for name, ls in placed.items():
         placed[name] = [(-1 - l if not numbered else None) if l < 0 else l for l in ls]
-    return placed
+    return placed, numbered
 
 
 def check_table(d, doc, calls):
     """Print what is wrong with doc's placing of d's files; return the number of faults."""
-    placed = read_table(doc)
+    placed, numbered = read_table(doc)
     files = sorted(n for n in os.listdir(d) if n.endswith(('.c', '.h')))
     faults = 0
     for name in files:
@@ -115,6 +143,16 @@ def check_table(d, doc, calls):
             if a in layer and b in layer and layer[b] > layer[a]:
                 print('%s: upward call: %s (layer %d) calls %s, defined in %s (layer %d)' %
                       (d, a, layer[a], fn, b, layer[b]))
+                faults += 1
+    if not numbered:
+        return faults
+    for a, headers in sorted(includes(d, files).items()):
+        for h in headers:
+            if h in INCLUDE_EXEMPT or a not in layer or h not in layer:
+                continue
+            if layer[h] > layer[a]:
+                print('%s: upward include: %s (layer %d) includes %s (layer %d)' %
+                      (d, a, layer[a], h, layer[h]))
                 faults += 1
     return faults
 
@@ -178,7 +216,11 @@ def main(args):
             if faults:
                 status = 1
             else:
-                print('%s: every file placed in %s, no call upward' % (d, doc))
+                also = ''
+                if read_table(doc)[1]:
+                    also = (', no include upward (%s exempt)' %
+                            ' and '.join(INCLUDE_EXEMPT))
+                print('%s: every file placed in %s, no call upward%s' % (d, doc, also))
             doc = None
         found = circles(calls)
         if not found:

@@ -5,7 +5,9 @@
 # makes a lower file call back into a higher one fails here, naming the calls that
 # close the circle. pme_core's files are placed in layers by the table in
 # doc/design/core.md: a file missing from it fails, and so does a call by name from a
-# file to a function of a file in a higher layer (caller, callee and both files named).
+# file to a function of a file in a higher layer (caller, callee and both files named),
+# and so does an include of a header of a higher layer (pme.h and pme_internal.h, which
+# every layer reads, exempt by name).
 # The netmod's files must each be named in doc/design/netmod.md's table.
 #
 # kmod/ is not checked: a PING between two endpoints of one host is answered while it
@@ -52,9 +54,35 @@ rm "$tmp/d.c" "$tmp/c.c"
 $check --table "$tmp/t.md" "$tmp" >"$tmp/out" && tools_fail "a row for c.c, which is gone, was taken"
 grep -q 'names c.c, which does not exist' "$tmp/out" || tools_fail "the report does not name the stale row: $(cat "$tmp/out")"
 
+# The include check: in a numbered table a file includes headers of its own layer and
+# lower ones; a header of a higher layer fails and is named; pme.h is exempt by name (an
+# include in a comment is none).
+inc="$tmp/inc"
+mkdir "$inc"
+printf '| layer | file | owns |\n|---|---|---|\n| 0 | `b.c` | low |\n| 0 | `b.h` | low |\n| 1 | `a.c` | high |\n| 1 | `a.h` | high |\n| 6 | `pme.h` | types |\n' >"$tmp/inc.md"
+printf '#include "a.h"\n#include "b.h"\nint a(void) { return b(); }\n' >"$inc/a.c"
+printf '#include "b.h"\n' >"$inc/a.h"
+printf '#include "b.h"\n#include "pme.h"\n/* #include "a.h" */\nint b(void) { return 0; }\n' >"$inc/b.c"
+printf '#include <stdint.h>\n#include "pme.h"\nint b(void);\n' >"$inc/b.h"
+printf '#define PME_OK 0\n' >"$inc/pme.h"
+$check --table "$tmp/inc.md" "$inc" >"$tmp/out" || tools_fail "includes downward (and of pme.h) taken for wrong: $(cat "$tmp/out")"
+grep -q 'no include upward' "$tmp/out" || tools_fail "the report does not say includes were checked: $(cat "$tmp/out")"
+printf '#include <stdint.h>\n  #  include "a.h"\nint b(void);\n' >"$inc/b.h"
+$check --table "$tmp/inc.md" "$inc" >"$tmp/out" && tools_fail "the upward include b.h -> a.h was not found"
+grep -q 'upward include: b.h (layer 0) includes a.h (layer 1)' "$tmp/out" ||
+    tools_fail "the report does not name the upward include: $(cat "$tmp/out")"
+printf '#include "b.h"\n' >"$inc/b.h"
+printf '| layer | file | owns |\n|---|---|---|\n| 0 | `b.c` | low |\n| 0 | `b.h` | low |\n| 1 | `a.c` | high |\n| 1 | `a.h` | high |\n| 6 | `top.h` | types |\n' >"$tmp/inc.md"
+rm "$inc/pme.h"
+printf '#define PME_OK 0\n' >"$inc/top.h"
+sed -i 's/"pme.h"/"top.h"/' "$inc/b.c"
+$check --table "$tmp/inc.md" "$inc" >"$tmp/out" && tools_fail "top.h, not exempt, was included from layer 0 and taken"
+grep -q 'upward include: b.c (layer 0) includes top.h (layer 6)' "$tmp/out" ||
+    tools_fail "the report does not name the include of top.h: $(cat "$tmp/out")"
+
 rc=0
 $check --table "$srcdir/doc/design/core.md" "$srcdir/src/pme_core" || rc=1
 $check --table "$srcdir/doc/design/netmod.md" "$srcdir/src/mpid/ch4/netmod/pme" || rc=1
 $check "$srcdir/src/tools" || rc=1
-[ $rc = 0 ] || tools_fail "layers (see above): place new files in the design page's table; move a shared function down, or pass a callback up"
-echo "PASS: pme_core calls only downward through the layers of doc/design/core.md; every file of pme_core and the netmod placed; no call circle in pme_core, the netmod or the tools"
+[ $rc = 0 ] || tools_fail "layers (see above): place new files in the design page's table; move a shared function or type down, or pass a callback up"
+echo "PASS: pme_core calls and includes only downward through the layers of doc/design/core.md (pme.h and pme_internal.h read by all); every file of pme_core and the netmod placed; no call circle in pme_core, the netmod or the tools"
