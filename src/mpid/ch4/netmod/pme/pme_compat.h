@@ -54,6 +54,18 @@ typedef MPIR_Errflag_t *MPIDI_PME_errflag_t;
 #define MPIDI_PME_ERRFLAG_NONE (&(MPIR_Errflag_t) { MPIR_ERR_NONE })
 #endif
 
+/* The datatypes the netmod's own calls of MPICH's internal collectives (MPIR_*) pass.
+ * 5.0's take internal handles only: an external built-in such as MPI_BYTE makes
+ * MPIR_Localcopy assert (MPIR_DATATYPE_ASSERT_BUILTIN), which every window creation
+ * hit. Earlier versions have no internal handles and take the external ones. */
+#if MPIDI_PME_MPICH_5
+#define MPIDI_PME_BYTE MPIR_BYTE_INTERNAL
+#define MPIDI_PME_INT MPIR_INT_INTERNAL
+#else
+#define MPIDI_PME_BYTE MPI_BYTE
+#define MPIDI_PME_INT MPI_INT
+#endif
+
 /* MPIC_Wait lost its error flag in 4.2. */
 #if MPIDI_PME_MPICH_42
 #define MPIDI_PME_MPIC_WAIT(req, errflag) ((void) (errflag), MPIC_Wait(req))

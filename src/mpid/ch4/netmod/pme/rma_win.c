@@ -72,8 +72,8 @@ int MPIDI_PME_win_create_hook(MPIR_Win * win)
 
     all = MPL_malloc(sizeof(*all) * (size_t) n, MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP(!all, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm,
-                               MPIDI_PME_ERRFLAG_NONE);
+    mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPIDI_PME_BYTE, all, sizeof(mine),
+                               MPIDI_PME_BYTE, comm, MPIDI_PME_ERRFLAG_NONE);
     MPIR_ERR_CHECK(mpi_errno);
     uint32_t every = WCARD_NATIVE | WCARD_ACC;
     for (int i = 0; i < n; i++)

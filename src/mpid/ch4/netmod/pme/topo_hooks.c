@@ -51,7 +51,7 @@ static int take_vertex(const MPIR_Comm * comm, int n, const MPIDI_PME_edge_t * e
     if (mpi_errno || !collective)
         return mpi_errno;
     int in[2] = { (int) (hash >> 1), -(int) (hash >> 1) }, out[2];
-    mpi_errno = MPIR_Allreduce_impl(in, out, 2, MPI_INT, MPI_MAX, (MPIR_Comm *) comm,
+    mpi_errno = MPIR_Allreduce_impl(in, out, 2, MPIDI_PME_INT, MPI_MAX, (MPIR_Comm *) comm,
                                     MPIDI_PME_ERRFLAG_NONE);
     if (!mpi_errno && out[0] != -out[1]) {
         *moved = 0;
