@@ -98,7 +98,7 @@ vc_assert_gone() {
     left+=$(ip netns list | awk '{print $1}' | grep -E "^$n-" | sed 's/^/netns /' || true)
     left+=$(ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | grep -E "^$n-" | sed 's/^/link /' || true)
     [ ! -e "/run/vcluster/$n" ] || left+=" dir:/run/vcluster/$n"
-    left+=$(grep -E "# vcluster:$n\$" /etc/hosts | sed 's/^/hosts: /' || true)
+    left+=$(grep -E "# vcluster:$n\$" "${VCLUSTER_HOSTS_FILE:-/etc/hosts}" | sed 's/^/hosts: /' || true)
     left+=$(grep -F "/run/vcluster/$n/" /proc/self/mountinfo | sed 's/^/mount: /' || true)
     left+=$(nft list tables 2>/dev/null | grep -F "$n" | sed 's/^/nft: /' || true)
     [ -z "$left" ] || fail "after down, cluster $n left: $left"

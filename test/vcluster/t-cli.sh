@@ -129,13 +129,19 @@ vc_check_frames "$NAME"
 ip netns del "$NAME-n2"
 vc_check_down "$NAME"
 
-# an up killed half-way
+# An up killed half-way, and down --all in a state directory of the test's own, with a
+# hosts file of the test's own: a kill in the middle of an edit, or an edit under a lock
+# the other tests' clusters do not share, must not touch the machine's /etc/hosts, which
+# every other test's cluster resolves its nodes and localhost through.
+cp /etc/hosts "$TMPD/hosts"
+export VCLUSTER_HOSTS_FILE=$TMPD/hosts
 "$VC" up --name "$NAME" --nodes 16 --topology torus:4x4 --no-routes >/dev/null 2>&1 &
 pk=$!
 sleep 0.4
 kill -KILL "$pk" 2>/dev/null || true
 wait "$pk" 2>/dev/null || true
 vc_check_down "$NAME"
+grep -q "localhost" "$TMPD/hosts" || fail "a killed up left the hosts file without its own lines"
 say "ok: down finishes damaged and half-made clusters"
 
 # down --all, within a private state directory
@@ -145,6 +151,7 @@ vc_up "$other" --nodes 2 --topology switch >/dev/null
 [ "$("$VC" list | wc -l)" = 2 ] || fail "list in $VCLUSTER_RUNDIR"
 "$VC" down --all >/dev/null || fail "down --all failed"
 unset VCLUSTER_RUNDIR
+grep -q "localhost" "$TMPD/hosts" || fail "down --all left the hosts file without its own lines"
 vc_assert_gone "$NAME"
 vc_assert_gone "$other"
 left=$(find "$TMPD/run" -mindepth 1 ! -name .lock ! -name hosts.bak)

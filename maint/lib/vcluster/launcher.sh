@@ -43,10 +43,16 @@ hosts_remove() {
 }
 
 # hosts_replace TMP: the hosts file's new contents are TMP (removed); the old ones are
-# kept in VC_RUN/hosts.bak.
+# kept in VC_RUN/hosts.bak. The file is never empty, not even for an instant: the new
+# contents are written over the old from its start, and only then is it cut to their
+# length. Truncating first (`cat TMP >FILE`) left /etc/hosts empty when a process was
+# killed in between, and a reader in that instant (another `up` or `down` with a state
+# directory and lock of its own) wrote back its own lines without the system's:
+# localhost stopped resolving and every MPI job that followed hung.
 hosts_replace() {
     cp "$HOSTS_FILE" "$VC_RUN/hosts.bak" 2>/dev/null || true
-    cat "$1" >"$HOSTS_FILE"
+    dd if="$1" of="$HOSTS_FILE" conv=notrunc status=none &&
+        truncate -s "$(stat -c %s "$1")" "$HOSTS_FILE"
     rm -f "$1"
 }
 
