@@ -43,6 +43,7 @@ struct pme_helper {
     int stop_fd;            /* eventfd: readable when the thread must end */
     int alarm_fd;           /* timerfd: readable when what gathers is due */
     int period_ms;
+    uint64_t wakeups;       /* returns from ppoll (atomic: read by pme_helper_wakeups) */
 };
 
 /* Set the alarm for what has gathered since `since` (due coalesce_us later), or take
@@ -69,11 +70,35 @@ void pme_helper_tell(struct pme_ep *ep)
     alarm_for(ep, ep->helper, since);
 }
 
+uint64_t pme_helper_wakeups(const struct pme_ep *ep)
+{
+    return ep->helper ? __atomic_load_n(&ep->helper->wakeups, __ATOMIC_RELAXED) : 0;
+}
+
+/* The thread ends a pass of its own, holding the lock. What the pass started gathering
+ * (queued messages it sent behind frames in flight) gets the alarm, since the caller,
+ * away, sets none. Only here, under the lock: set from outside it, the alarm raced the
+ * caller's own (a caller inside PME when what it gathers fell due kept re-arming an
+ * alarm already past, and the thread spun on it until the caller left; on a core shared
+ * with ranks, that spin is what they lost). `fired`: the alarm woke this pass and is
+ * spent. */
+static void pass_done(struct pme_ep *ep, bool fired)
+{
+    if (fired)
+        ep->gathering_helper_alarm = false;
+    bool gathers = ep->gathering_since_ns != 0;
+    if (ep->gathering_tell_helper || gathers != ep->gathering_helper_alarm)
+        pme_helper_tell(ep); /* armed exactly while something gathers */
+    pme_ep_unlock_helper(ep);
+}
+
 /* Send what gathers if it has gathered long enough and the caller is not inside.
  * Returns false when it could not: the caller was inside (what it leaves behind must
  * not wait for the next period). */
 static bool send_gathered(struct pme_ep *ep)
 {
+    if (!__atomic_load_n(&ep->gathering_since_ns, __ATOMIC_RELAXED))
+        return true; /* sent meanwhile: nothing to retry */
     if (!pme_ep_trylock(ep))
         return false;
     uint64_t since = ep->gathering_since_ns;
@@ -82,7 +107,7 @@ static bool send_gathered(struct pme_ep *ep)
         pme_link_send_gathered(ep);
         ep->ctr->helper_passes++;
     }
-    pme_ep_unlock_helper(ep);
+    pass_done(ep, true);
     return true;
 }
 
@@ -120,7 +145,7 @@ static bool answer(struct pme_ep *ep)
     pme_progress_pass(ep, true);
     ep->ctr->helper_passes++;
     bool moved = ep->ctr->rx_frames + ep->ctr->tx_frames != before;
-    pme_ep_unlock_helper(ep);
+    pass_done(ep, false);
     return moved;
 }
 
@@ -140,14 +165,10 @@ static void *helper_main(void *arg)
         struct pollfd pfd[3] = {{h->stop_fd, POLLIN, 0},
                                 {h->alarm_fd, POLLIN, 0},
                                 {away && !idle_pass ? dev_fd : -1, POLLIN, 0}};
-        /* A pass of ours may have started what gathers (queued messages it sent behind
-         * frames in flight): the caller, away, sets no alarm for that. */
-        uint64_t since = __atomic_load_n(&ep->gathering_since_ns, __ATOMIC_RELAXED);
-        if (since && __atomic_load_n(&ep->gathering_tell_helper, __ATOMIC_RELAXED))
-            alarm_for(ep, h, since);
         struct timespec ts;
         sleep_until(h, looked_ns, &ts);
         int n = ppoll(pfd, 3, &ts, NULL);
+        __atomic_fetch_add(&h->wakeups, 1, __ATOMIC_RELAXED);
         if (n < 0 && errno != EINTR)
             break;
         if (pfd[0].revents)

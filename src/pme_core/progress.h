@@ -24,5 +24,7 @@ int pme_helper_start(struct pme_ep *ep, char *err, size_t errlen);
 void pme_helper_stop(struct pme_ep *ep);
 /* The caller leaves with small messages gathering: the helper sends them when due. */
 void pme_helper_tell(struct pme_ep *ep);
+/* How often the helper thread has woken (for tests: it must not spin). */
+uint64_t pme_helper_wakeups(const struct pme_ep *ep);
 
 #endif
