@@ -76,8 +76,8 @@ struct pme_kpeer {
  * mapping holds the file), so the rings outlive every user-space access.
  *
  * Locking:
- *  - pme_lock (global mutex) guards the endpoint table, the list of bound endpoints
- *    and ep->dev; the table's readers use RCU instead.
+ *  - pme_lock (global mutex) guards the endpoint table (pme_ep_table.c), the list of
+ *    bound endpoints and ep->dev; the table's readers use RCU instead.
  *  - tx_lock serialises the doorbell against itself and against the notifier taking
  *    the interface away (which takes it inside pme_lock).
  *  - rx_lock (spinlock, taken in softirq) serialises the writers of the receive ring:
@@ -174,18 +174,25 @@ extern unsigned int pme_user_ring_mb;
 /* pme_file.c */
 extern const struct file_operations pme_fops;
 
-/* pme_ep.c: the table of bound endpoints and the interfaces' fate */
+/* pme_ep.c: endpoints' lifecycle (bind, release) and the interfaces' fate */
 struct pme_ep *pme_ep_alloc(void);
 int pme_ep_bind(struct pme_ep *ep, struct pme_kbind *b);
 void pme_ep_release(struct pme_ep *ep);
+int pme_ep_notifier_register(void);
+void pme_ep_notifier_unregister(void);
+extern struct mutex pme_lock;
+extern struct list_head pme_eps;
+
+/*
+ * pme_ep_table.c: the table of bound endpoints, read under RCU by the receive path;
+ * written (pme_ep_hash, pme_ep_unhash) under pme_lock by pme_ep.c only.
+ */
+void pme_ep_hash(struct pme_ep *ep);
+void pme_ep_unhash(struct pme_ep *ep);
 struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id);
 struct pme_kpeer *pme_ep_sibling_peer(struct pme_ep *ep, __be32 node, __be16 ep_id,
 				      struct pme_ep **owner);
-int pme_ep_notifier_register(void);
-void pme_ep_notifier_unregister(void);
 void pme_ep_wake(struct pme_ep *ep);
-extern struct mutex pme_lock;
-extern struct list_head pme_eps;
 
 /* pme_ring.c: the mapped area */
 struct pme_ring_user;

@@ -1,115 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Endpoints: binding one to an interface and an id, the table the packet
- * handler finds it in, and what happens to it when its interface goes down or away.
+ * Endpoints' lifecycle: allocating one at open, binding it to an interface and an id,
+ * releasing it at close, and what happens to it when its interface goes down or away
+ * (the netdev notifier). The table the packet handler finds endpoints in is
+ * pme_ep_table.c's; this file decides what goes in and out of it.
+ *
+ * Locking: all of it runs in process context and may sleep, but the RCU callback
+ * that frees an endpoint. pme_lock (defined here) serialises bind, release and the
+ * notifier against one another: it guards the table's writes (pme_ep_hash and
+ * pme_ep_unhash are called only from here), the list of bound endpoints pme_eps and
+ * each ep->dev. The notifier runs under rtnl and takes pme_lock, then an endpoint's
+ * tx_lock while it takes the interface away from the doorbell. An endpoint leaves the
+ * table at release, or when its interface is unregistered, and is freed only after an
+ * RCU grace period, since the packet handler may have found it under rcu_read_lock.
  */
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
-#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
 #include "pme.h"
 
-/* Guards pme_ep_table's writers, pme_eps and each ep->dev (see pme.h). */
+/* Guards the endpoint table's writers, pme_eps and each ep->dev (see pme.h). */
 DEFINE_MUTEX(pme_lock);
 /* Every bound endpoint, for the notifier and /proc/driver/pme. */
 LIST_HEAD(pme_eps);
-
-/* Bound endpoints by (interface, id): written under pme_lock, read under RCU. */
-static DEFINE_HASHTABLE(pme_ep_table, 10);
-
-static unsigned long pme_ep_key(const void *dev, u16 ep_id)
-{
-	return (unsigned long)dev ^ ep_id;
-}
-
-/*
- * The same bound endpoints by (endpoint id, incarnation), to find an endpoint's
- * siblings: the other open files one PME endpoint of a process bound on its other
- * interfaces (its rails, a mesh node's links). Same writers and readers.
- */
-static DEFINE_HASHTABLE(pme_ep_siblings, 8);
-
-static u32 pme_ep_sib_key(const struct pme_ep *ep)
-{
-	return ep->incarnation ^ ep->ep_id;
-}
-
-static void pme_ep_unhash(struct pme_ep *ep)
-{
-	hash_del_rcu(&ep->hnode);
-	hash_del_rcu(&ep->snode);
-	ep->hashed = false;
-}
-
-/* The endpoint bound to ep_id on dev; under rcu_read_lock or pme_lock. */
-struct pme_ep *pme_ep_lookup(const struct net_device *dev, u16 ep_id)
-{
-	struct pme_ep *ep;
-
-	hash_for_each_possible_rcu(pme_ep_table, ep, hnode, pme_ep_key(dev, ep_id),
-				   lockdep_is_held(&pme_lock)) {
-		if (ep->key_dev == dev && ep->ep_id == ep_id)
-			return ep;
-	}
-	return NULL;
-}
-
-/* Whether s is another file of the PME endpoint ep is a file of (set at bind). */
-static bool pme_ep_is_sibling(const struct pme_ep *s, const struct pme_ep *ep)
-{
-	return s != ep && s->ep_id == ep->ep_id && s->incarnation == ep->incarnation &&
-	       s->pid == ep->pid && uid_eq(s->uid, ep->uid) && s->job_id == ep->job_id &&
-	       s->live_flags == ep->live_flags;
-}
-
-/**
- * pme_ep_sibling_peer - a peer the endpoint's siblings sent to
- * @ep: the endpoint
- * @node: the peer's node
- * @ep_id: the peer's endpoint id
- * @owner: set to the sibling whose table holds the peer
- *
- * On a mesh a peer's frames may come in by another interface than ours go out to it;
- * its PINGs are answered where our frames go. Under rcu_read_lock: a sibling found is
- * not freed (nor its peers) before it is unlocked.
- */
-struct pme_kpeer *pme_ep_sibling_peer(struct pme_ep *ep, __be32 node, __be16 ep_id,
-				      struct pme_ep **owner)
-{
-	struct pme_kpeer *kp;
-	struct pme_ep *s;
-
-	hash_for_each_possible_rcu(pme_ep_siblings, s, snode, pme_ep_sib_key(ep)) {
-		if (!pme_ep_is_sibling(s, ep))
-			continue;
-		spin_lock_bh(&s->live_lock);
-		kp = pme_peers_find(s, node, ep_id);
-		spin_unlock_bh(&s->live_lock);
-		if (kp) {
-			*owner = s;
-			return kp;
-		}
-	}
-	return NULL;
-}
-
-/* Wake pollers, without taking the queue's lock when nobody sleeps. */
-void pme_ep_wake(struct pme_ep *ep)
-{
-	/*
-	 * Order the ring or state write before the look at the wait queue; pme_poll has
-	 * the matching barrier between joining the queue and reading the ring, so either
-	 * it sees the write or we see it waiting.
-	 */
-	smp_mb();
-	/* Safe unlocked thanks to the barrier pair above. */
-	if (waitqueue_active(&ep->wq))
-		wake_up_interruptible(&ep->wq);
-}
 
 struct pme_ep *pme_ep_alloc(void)
 {
@@ -201,9 +118,7 @@ static int pme_ep_insert(struct pme_ep *ep, struct net_device *dev, u16 want)
 	/* Down since the check in bind? Its NETDEV_DOWN has passed, or waits for us. */
 	ep->state = netif_running(dev) ? 0 : PME_KSTATE_DOWN;
 	ep->ctl->state = ep->state;
-	hash_add_rcu(pme_ep_table, &ep->hnode, pme_ep_key(dev, ep->ep_id));
-	hash_add_rcu(pme_ep_siblings, &ep->snode, pme_ep_sib_key(ep));
-	ep->hashed = true;
+	pme_ep_hash(ep);
 	list_add_tail(&ep->node, &pme_eps);
 	return 0;
 }

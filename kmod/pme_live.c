@@ -267,7 +267,8 @@ struct pme_ping_dest {
 /*
  * Judge a PING that came in on dev: cheaply first, then by its check, then again under
  * the lock (another CPU may have answered the same copy meanwhile). The peer is looked
- * for in the endpoint's table, then in its siblings' (pme_ep.c). Under rcu_read_lock.
+ * for in the endpoint's table, then in its siblings' (pme_ep_table.c). Under
+ * rcu_read_lock.
  */
 static enum pme_ping_verdict pme_ping_verdict(struct pme_ep *ep, struct net_device *dev,
 					      u8 *h, unsigned int n, struct pme_ping_dest *to)
