@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # summarize.awk - medians of maint/bench's raw results, A against B.
 #
-#   awk -F, -f summarize.awk raw.csv > summary.csv
+#   awk -F, -f median.awk -f summarize.awk raw.csv > summary.csv
 #
 # raw.csv columns: scenario,impl,rep,bench,size,value,unit,iters,ranks,bytes,wall_s,
 #                  usr_s,sys_s,cpu_max_s,verify        (impl is A or B)
@@ -11,20 +11,8 @@
 # time (user+sys) of the ranks that did the work over their number times the wall time
 # (100 = each such rank kept one core busy); cpu_s_per_gb is that CPU time per 10^9
 # payload bytes (empty when the benchmark moved no payload). Rows keep the order in
-# which (scenario, bench, size) first appear.
+# which (scenario, bench, size) first appear. median() is maint/lib/median.awk's.
 
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    if (n == 0)
-        return ""
-    for (i = 2; i <= n; i++) {
-        t = a[i] + 0
-        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--)
-            a[j + 1] = a[j]
-        a[j + 1] = t
-    }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 function extreme(list, want_max,    n, a, i, m) {
     n = split(list, a, " ")
     if (n == 0)

@@ -8,17 +8,18 @@
 # Owns: summary.csv; summarize, floor_med, sval, has_scenario, best_pp, count_outcomes
 # (nruns, failures, hangs, nres, fails).
 # Expects: out (holding raw.csv, runs.csv, floor.csv), here (maint/lib), sc_names,
-# baseline_only. Nothing here runs a benchmark or needs root.
+# baseline_only, median (maint/lib/stats.sh). Nothing here runs a benchmark or needs root.
 # The globals named under "Expects" are assigned by the other parts:
 # shellcheck disable=SC2154
 
-summarize() { awk -F, -f "$here/summarize.awk" "$out/raw.csv" >"$out/summary.csv"; }
+summarize() { awk -F, -f "$here/median.awk" -f "$here/summarize.awk" "$out/raw.csv" >"$out/summary.csv"; }
 
-# floor_med SCENARIO TEST: median of a floor measurement
+# floor_med SCENARIO TEST: median of a floor measurement (stats.sh's); nothing when
+# there is none
 floor_med() {
-    awk -F, -v s="$1" -v t="$2" '$1 == s && $3 == t {v[++n] = $4}
-        END {if (!n) exit; for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) {x = v[j]; v[j] = v[j-1]; v[j-1] = x}
-             print (n % 2) ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2}' "$out/floor.csv"
+    local m
+    m=$(median "$(awk -F, -v s="$1" -v t="$2" '$1 == s && $3 == t {print $4}' "$out/floor.csv")")
+    [ "$m" = - ] || echo "$m"
 }
 
 # sval SCENARIO BENCH SIZE COLUMN: a column (by name) of summary.csv
