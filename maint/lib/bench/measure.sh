@@ -8,7 +8,7 @@
 # Owns: the header lines of raw.csv, runs.csv and floor.csv; meta (the variables the
 # report needs, in `declare -p` form); la, lb (the sides' labels), a_mpicc, a_mpiexec,
 # pme_version, pme_device, tcp_version, ucx_version, machine, started, load0, load1;
-# measure, check_pme_mpich, build_programs, default_device.
+# measure, check_pme_mpich, build_programs, build_pme_core, default_device.
 # Expects: options.sh, scenarios.sh, run.sh, floor.sh; top, here, vc, tcp_mpicc,
 # tcp_mpiexec, command_line, work, out, logs, clusters; root.
 # The globals named under "Expects" are assigned by the other parts:
@@ -19,7 +19,8 @@ measure() {
     [ "$(id -u)" = 0 ] || { echo "bench: run as root (namespaces, raw frames)" >&2; exit 3; }
     # shellcheck source=SCRIPTDIR/../../deps.sh
     . "$top/maint/deps.sh"
-    pme_deps bench
+    # build: this tree's configure, which makes rawwire (and pme_perf) below
+    pme_deps build bench
     local pkgs=()
     [ -x "$tcp_mpicc" ] || pkgs+=(mpich libmpich-dev)
     command -v jq >/dev/null || pkgs+=(jq)
@@ -106,7 +107,7 @@ check_pme_mpich() {
 }
 
 # build_programs: work/A/mpibench and work/B/mpibench (the same sources, test/perf,
-# built with each side's mpicc) and work/rawwire.
+# built with each side's mpicc), then build_pme_core's.
 build_programs() {
     say "building the benchmarks with $a_mpicc and $tcp_mpicc"
     mkdir -p "$work/A" "$work/B"
@@ -114,19 +115,23 @@ build_programs() {
     # is kept in the logs and shown only when a build fails)
     build_logged "$logs/build-A.log" "$a_mpicc" -O2 -o "$work/A/mpibench" "$top"/test/perf/*.c
     build_logged "$logs/build-B.log" "$tcp_mpicc" -O2 -o "$work/B/mpibench" "$top"/test/perf/*.c
-    build_logged "$logs/build-rawwire.log" cc -O2 -o "$work/rawwire" "$here/rawwire.c"
-    [ "$baseline_only" = 1 ] || build_pme_perf
+    build_pme_core
 }
 
-# build_pme_perf: work/pme_perf, pme_core's own benchmark from this tree (the pme_core
-# the MPI side is built with: maint/build-mpich takes it from the same tree), built in
-# a private directory so that a developer's ./build is left alone; and a job secret for
-# it, since MPI jobs authenticate their frames (PME_AUTH=mac).
-build_pme_perf() {
-    local b=$work/pmecore
+# build_pme_core: from this tree, in a private directory so that a developer's ./build
+# is left alone, work/rawwire (maint/lib/rawwire, the floor's raw-frame and TCP
+# references, as Makefile.am builds it) and, but with --baseline-only, work/pme_perf,
+# pme_core's own benchmark (the pme_core the MPI side is built with: maint/build-mpich
+# takes it from the same tree), with a job secret for it, since MPI jobs authenticate
+# their frames (PME_AUTH=mac).
+build_pme_core() {
+    local b=$work/pmecore targets=maint/lib/rawwire
+    [ "$baseline_only" = 1 ] || targets="$targets src/tools/pme_perf"
     (cd "$top" && { [ -f configure ] || ./autogen.sh >/dev/null 2>&1; })
     mkdir -p "$b"
-    build_logged "$logs/build-pme_perf.log" sh -c "cd '$b' && { [ -f Makefile ] || '$top/configure' -q; } && make -s -j$(nproc) src/tools/pme_perf"
+    build_logged "$logs/build-pme_core.log" sh -c "cd '$b' && { [ -f Makefile ] || '$top/configure' -q; } && make -s -j$(nproc) $targets"
+    ln -sf "$b/maint/lib/rawwire" "$work/rawwire"
+    [ "$baseline_only" = 0 ] || return 0
     ln -sf "$b/src/tools/pme_perf" "$work/pme_perf"
     (umask 077 && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret")
 }
