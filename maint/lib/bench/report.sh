@@ -6,7 +6,7 @@
 # Owns: the format of report.md; write_report, report_header, report_scenario,
 # report_runs.
 # Expects: results.sh (floor_med, count_outcomes' counts), targets.sh (target_rows),
-# targets17.sh (target17_rows);
+# targets-mpi.sh (mpi_target_rows);
 # out (summary.csv, runs.csv, floor.csv, the .scenario files), here (maint/lib); the
 # variables of meta (mode la lb reps time_s grace baseline_only pme_version pme_prefix
 # pme_device pme_env tcp_env tcp_version ucx_version machine started load0 load1
@@ -30,7 +30,7 @@ write_report() {
         echo
         echo "| target | measured | ratio | goal | |"
         echo "|---|---|---|---|---|"
-        target17_rows
+        mpi_target_rows
         report_runs
     } >"$out/report.md"
 }
