@@ -98,6 +98,8 @@ out=$(rawwire_tool "$tmp/unbuilt" 2>&1) || rc=$?
     fail "rawwire_tool on an unconfigured directory: exit $rc, want 1 and how to build: $out"
 say "ok: rawwire_tool says how to build when the build directory is not configured"
 if [ -n "${builddir:-}" ] && [ -f "$builddir/Makefile" ]; then
+    # Under make check, the make that rawwire_tool runs is not the driver's make's child.
+    unset MAKEFLAGS MFLAGS MAKELEVEL
     rawwire_tool "$builddir" || fail "rawwire_tool $builddir failed"
     same "$RAWWIRE" "$builddir/maint/lib/rawwire" "rawwire_tool's program"
     rc=0
