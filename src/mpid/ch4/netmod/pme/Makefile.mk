@@ -16,6 +16,7 @@ noinst_HEADERS += src/mpid/ch4/netmod/pme/pme_pre.h \
                   src/mpid/ch4/netmod/pme/pme_init.h \
                   src/mpid/ch4/netmod/pme/pme_am_wire.h \
                   src/mpid/ch4/netmod/pme/pme_rma.h \
+                  src/mpid/ch4/netmod/pme/pme_topo_search.h \
                   src/mpid/ch4/netmod/pme/netmod_inline.h
 
 mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
@@ -34,6 +35,7 @@ mpi_core_sources += src/mpid/ch4/netmod/pme/func_table.c \
                     src/mpid/ch4/netmod/pme/progress.c \
                     src/mpid/ch4/netmod/pme/spawn.c \
                     src/mpid/ch4/netmod/pme/pvars.c \
+                    src/mpid/ch4/netmod/pme/topo_search.c \
                     src/mpid/ch4/netmod/pme/topo_place.c \
                     src/mpid/ch4/netmod/pme/topo_map.c \
                     src/mpid/ch4/netmod/pme/topo_hooks.c \

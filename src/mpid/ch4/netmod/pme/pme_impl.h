@@ -13,6 +13,7 @@
 #include "pme_noinline.h"
 #include "pme.h"
 #include "pme_am_wire.h"
+#include "pme_topo_search.h"
 
 #include <time.h>
 
@@ -187,32 +188,17 @@ int MPIDI_PME_handle_rts(struct pme_event *ev);
 int MPIDI_PME_handle_send_done(struct pme_event *ev);
 int MPIDI_PME_handle_recv_done(struct pme_event *ev);
 
-/* topo_place.c: where the ranks of an intracommunicator sit on the torus, kept while
- * this node is on one (PME_TOPO_TORUS). Nodes are numbered x + X * (y + Y * z). */
-typedef struct MPIDI_PME_place {
-    int size;                   /* ranks */
-    int ndims;                  /* the torus's dimensions and sizes */
-    int dims[PME_TOPO_MAX_DIMS];
-    int nnodes;
-    int per_node;               /* every node holds this many of the ranks; 0: unevenly */
-    uint16_t(*at)[PME_TOPO_MAX_DIMS];   /* each rank's node's coordinates */
-    int *node_ranks;            /* per_node > 0: node i's ranks, lowest first, at
-                                 * i * per_node */
-} MPIDI_PME_place_t;
-
+/* topo_place.c: where the ranks of an intracommunicator sit on the torus
+ * (MPIDI_PME_place_t, pme_topo_search.h), kept while this node is on one
+ * (PME_TOPO_TORUS). */
 #define MPIDI_PME_PLACE(comm) (MPIDI_COMM(comm, netmod.pme).place)
 
 const struct pme_topology *MPIDI_PME_topology(void);
 int MPIDI_PME_place_build(MPIR_Comm * comm);
 void MPIDI_PME_place_free(MPIR_Comm * comm);
-int MPIDI_PME_place_hops(const MPIDI_PME_place_t * pl, int a, int b);
-int MPIDI_PME_place_node(const MPIDI_PME_place_t * pl, const int coords[]);
 
-/* topo_map.c: placing a virtual topology's vertices on a communicator's ranks */
-typedef struct {
-    int u, v, w;                /* an edge u -> v of weight w */
-} MPIDI_PME_edge_t;
-
+/* topo_map.c: placing a virtual topology's vertices on a communicator's ranks (the
+ * search is topo_search.c's, MPIDI_PME_place_map) */
 int MPIDI_PME_take_vertex(const MPIR_Comm * comm, int n, const MPIDI_PME_edge_t * e,
                           int nedges, int *vertex, int *moved, unsigned *hash);
 

@@ -6,10 +6,15 @@
  * (pme_route writes it); each rank's PME peer gives its node. This file keeps, for each
  * intracommunicator, its ranks' coordinates and, when they fill the torus evenly, which
  * ranks each node holds: rank placement (topo_map.c) and the collectives along the
- * axes (coll_axes.c) read them.
+ * axes (coll_axes.c) read them. The place's type, and the arithmetic on it, are plain C
+ * in pme_topo_search.h and topo_search.c.
  */
 #include "mpidimpl.h"
 #include "pme_impl.h"
+
+/* A place holds pme_core's coordinates as they come (pme_peer_place). */
+_Static_assert(MPIDI_PME_PLACE_MAX_DIMS == PME_TOPO_MAX_DIMS,
+               "pme_topo_search.h and pme.h disagree on the dimensions of a torus");
 
 /* This node's topology, asked of pme_core once the endpoint is open. */
 const struct pme_topology *MPIDI_PME_topology(void)
@@ -20,28 +25,6 @@ const struct pme_topology *MPIDI_PME_topology(void)
         g->topo_asked = 1;
     }
     return &g->topo;
-}
-
-/* Index of the node at coords (x + X * (y + Y * z)). */
-int MPIDI_PME_place_node(const MPIDI_PME_place_t * pl, const int coords[])
-{
-    int node = 0;
-    for (int d = pl->ndims - 1; d >= 0; d--)
-        node = node * pl->dims[d] + coords[d];
-    return node;
-}
-
-/* Links between the nodes of ranks a and b: the shorter way round in each dimension,
- * which is the length of the route between them (pme_route.h). */
-int MPIDI_PME_place_hops(const MPIDI_PME_place_t * pl, int a, int b)
-{
-    int hops = 0;
-    for (int d = 0; d < pl->ndims; d++) {
-        int k = pl->dims[d];
-        int fwd = (pl->at[b][d] - pl->at[a][d] + k) % k;
-        hops += fwd < k - fwd ? fwd : k - fwd;
-    }
-    return hops;
 }
 
 /* node_ranks when every node holds the same number of ranks; 0, or -1 when not even. */
