@@ -68,6 +68,7 @@ static struct {
     int me;                     /* our slot (MPICH's local rank) */
     int fd;                     /* our doorbell: read end, and where we ring others from */
     int armed;                  /* our flag is set: the next idle pass may sleep */
+    int own_init_shm;           /* we set up MPIDU_Init_shm (5.0), so we finalize it */
 } wake = {.fd = -1 };
 
 static int make_doorbell(MPIDI_PME_doorbell_slot_t * slot)
@@ -91,8 +92,10 @@ static int make_doorbell(MPIDI_PME_doorbell_slot_t * slot)
     return fd;
 }
 
-/* Called by every process of the node in init_world (MPIDU_Init_shm_alloc is
- * collective among them). A rank alone on its node has nobody to ring it. */
+/* Called by every process of the job once its cards are in (join_world: 4.x's
+ * init_world, 5.0's commit of MPI_COMM_WORLD), where MPIDU_Init_shm_alloc, collective
+ * among the node's processes, finds them all. A rank alone on its node has nobody to
+ * ring it. */
 int MPIDI_PME_shm_wake_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -100,14 +103,22 @@ int MPIDI_PME_shm_wake_init(void)
     int n = MPIR_Process.local_size;
     void *page = NULL;
 
+#if MPIDI_PME_MPICH_5 && (defined(MPL_HAVE_INITSHM) || defined(MPIDI_CH4_DIRECT_NETMOD))
+    /* 4.x's ch4 sets up MPIDU_Init_shm at MPI_COMM_WORLD's commit, just before
+     * init_world. 5.0's does not: its shared-memory module maps its own segment by name
+     * (MPL_initshm_open, wherever POSIX shared memory exists) and only without that
+     * sets up MPIDU_Init_shm, and MPIDU_Init_shm_alloc, never set up, took every process
+     * for local rank 0 and asserted. So the netmod sets it up itself, here: every
+     * process of the job passes this commit (the bootstrap hook refuses a part of the
+     * job), and MPIDU_Init_shm_init is a PMI broadcast within each node that a process
+     * alone on its node must join as well (PMI's barrier may span the job), hence
+     * before the return below. */
+    mpi_errno = MPIDU_Init_shm_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    wake.own_init_shm = 1;
+#endif
     if (n <= 1)
         return MPI_SUCCESS;
-#if MPIDI_PME_MPICH_5
-    /* 5.0 calls this from the card exchange at MPI_COMM_WORLD's commit, before MPICH has
-     * set up the node's shared memory (MPIDU_Init_shm_alloc asserts there). Until the
-     * page is allocated later, no doorbell: a sleeping rank waits out its bounded sleep. */
-    return MPI_SUCCESS;
-#endif
     mpi_errno = MPIDU_Init_shm_alloc(sizeof(MPIDI_PME_doorbell_slot_t) * (size_t) n, &page);
     MPIR_ERR_CHECK(mpi_errno);
     wake.slots = page;
@@ -138,17 +149,23 @@ int MPIDI_PME_shm_wake_init(void)
 void MPIDI_PME_shm_wake_finalize(void)
 {
     void *page = wake.slots;
-    if (!page)
-        return;
-    if (wake.fd >= 0) {
-        pme_ep_set_wake_fd(MPIDI_PME_global.ep, -1);
-        close(wake.fd);
-        wake.fd = -1;
+    if (page) {
+        if (wake.fd >= 0) {
+            pme_ep_set_wake_fd(MPIDI_PME_global.ep, -1);
+            close(wake.fd);
+            wake.fd = -1;
+        }
+        wake.armed = 0;
+        MPL_atomic_relaxed_store_int(&wake.slots[wake.me].asleep, 0);
+        wake.slots = NULL;
+        MPIDU_Init_shm_free(page);
     }
-    wake.armed = 0;
-    MPL_atomic_relaxed_store_int(&wake.slots[wake.me].asleep, 0);
-    wake.slots = NULL;
-    MPIDU_Init_shm_free(page);
+    /* A detach, no collective; MPICH's shared-memory module (finalized after the
+     * netmod) does not use MPIDU_Init_shm where we set it up. */
+    if (wake.own_init_shm) {
+        wake.own_init_shm = 0;
+        MPIDU_Init_shm_finalize();
+    }
 }
 
 /* The hook in MPICH's shared-memory send: a cell is now in the queue of local rank
