@@ -7,6 +7,7 @@
 #   wire_pair_up NAME MTU NET    namespaces NAMEa and NAMEb, the veth NAMEva in a and
 #                                NAMEvb in b, both up with MTU, addresses NET.1/24 and
 #                                NET.2/24 (for the TCP references); sets mac_a, mac_b
+#   wire_veth_pair NAME MTU      the same without addresses (and sets nothing)
 #   wire_pair_down NAME          removes both namespaces (and the veth with them)
 #   A CMD..., B CMD...           run CMD in namespace a, b of the last pair made
 #   rawwire_tool BUILD           RAWWIRE=BUILD/maint/lib/rawwire, brought up to date
@@ -17,9 +18,10 @@
 wire_ns=
 wire_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-wire_pair_up() {
-    local n=$1 mtu=$2 net=$3 s
-    wire_ns=$n
+# wire_veth_pair NAME MTU: the namespaces and the veth, up, no addresses (test/netns's
+# pair takes this alone).
+wire_veth_pair() {
+    local n=$1 mtu=$2 s
     ip netns add "${n}a"
     ip netns add "${n}b"
     ip link add "${n}va" type veth peer name "${n}vb"
@@ -29,6 +31,12 @@ wire_pair_up() {
         ip -n "${n}$s" link set lo up
         ip -n "${n}$s" link set "${n}v$s" mtu "$mtu" up
     done
+}
+
+wire_pair_up() {
+    local n=$1 mtu=$2 net=$3
+    wire_ns=$n
+    wire_veth_pair "$n" "$mtu"
     ip -n "${n}a" addr add "$net.1/24" dev "${n}va"
     ip -n "${n}b" addr add "$net.2/24" dev "${n}vb"
     # shellcheck disable=SC2034 # for the scripts that source this file

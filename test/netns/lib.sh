@@ -3,6 +3,10 @@
 # Sourced by test/netns/t-*.sh. Each test gets its own namespaces (a unique prefix) and
 # removes them on exit.
 
+# The veth pair is built as the benchmarks build theirs (maint/lib/wire.sh).
+# shellcheck source=../../maint/lib/wire.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../maint/lib/wire.sh"
+
 need_root() {
     if [ "$(id -u)" != 0 ]; then
         echo "needs root (network namespaces and raw frames)"
@@ -26,15 +30,7 @@ pair() {
     local n=$1 mtu=$2
     PAIR=$n
     trap 'pair_down' EXIT
-    ip netns add "${n}a"
-    ip netns add "${n}b"
-    ip link add "${n}va" type veth peer name "${n}vb"
-    ip link set "${n}va" netns "${n}a"
-    ip link set "${n}vb" netns "${n}b"
-    for s in a b; do
-        ip -n "${n}$s" link set lo up
-        ip -n "${n}$s" link set "${n}v$s" mtu "$mtu" up
-    done
+    wire_veth_pair "$n" "$mtu"
 }
 
 pair_down() {
