@@ -93,7 +93,11 @@ check "and not the forged ones" not grep -q "0x66666666" <<<"$frames"
 
 echo "== a full receive ring"
 coproc HOLD { ip netns exec ${n}b "${user[@]}" "$KMOD_TOOL" hold ${n}vb 11; }
-hold_pid=$HOLD_PID hold_out=${HOLD[0]} hold_in=${HOLD[1]}
+# Our own copy of the coprocess's output: bash closes HOLD's descriptors as soon as it
+# reaps the coprocess, which may be before we have read what it printed on exiting
+# (a default-tier run failed so: "$hold_out": Bad file descriptor).
+exec {hold_out}<&"${HOLD[0]}"
+hold_pid=$HOLD_PID hold_in=${HOLD[1]}
 read -r -t 20 line <&"$hold_out"
 check "an endpoint that never reads is bound ($line)" starts "$line" "bound ep 11 "
 tool ${n}a send ${n}va "$mac_b" 11 good 1000 >/dev/null
@@ -101,6 +105,7 @@ full=$(cnt rx_ring_full)
 check "1000 frames into its ring of 655 overflow it, counted ($full)" [ "$full" -ge 300 ]
 exec {hold_in}>&-
 out=$(cat <&"$hold_out")
+exec {hold_out}<&-
 wait $hold_pid
 check "poll says frames wait and the send ring has room ($out)" \
     grep -q "poll 1 revents IN OUT$" <<<"$out"
